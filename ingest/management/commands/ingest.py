@@ -1,0 +1,102 @@
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.core.files import File
+from django.core.management.base import BaseCommand, CommandParser
+
+from ingest.services import UploadRejected, add_source
+from ingest.worker import wait_for_sources
+from library.models import Source
+from notebooks.services import get_or_create_notebook
+
+
+class Command(BaseCommand):
+    help = (
+        "Add files to a notebook, process them and wait. Creates the user (without a usable "
+        "password) and the notebook when missing. Exit status 1 when any source failed."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("paths", nargs="+", metavar="PATH")
+        parser.add_argument("--user", required=True, help="username of the owner")
+        parser.add_argument("--notebook", required=True, help="notebook title")
+        parser.add_argument("--json", action="store_true", help="one JSON line per source")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        as_json: bool = options["json"]
+        # With --json, stdout holds only the result lines; everything else goes to stderr.
+        say = self.stderr.write if as_json else self.stdout.write
+
+        User = get_user_model()
+        user, created = User.objects.get_or_create(username=options["user"])
+        if created:
+            user.set_unusable_password()
+            user.save()
+            say(f"Created user {user.get_username()} (no usable password).")
+        notebook, created = get_or_create_notebook(owner=user, title=options["notebook"])
+        if created:
+            say(f"Created notebook {notebook.title!r}.")
+
+        results: list[dict[str, Any]] = []
+        queued: dict[int, dict[str, Any]] = {}
+        for raw in options["paths"]:
+            path = Path(raw)
+            result: dict[str, Any] = {
+                "source_id": None,
+                "name": path.name,
+                "kind": None,
+                "status": Source.Status.FAILED.value,
+                "pages": None,
+                "chunks": 0,
+                "error": "",
+            }
+            results.append(result)
+            if not path.is_file():
+                result["error"] = f"{raw}: no such file."
+                continue
+            try:
+                with path.open("rb") as handle:
+                    added = add_source(
+                        owner=user, notebook=notebook, upload=File(handle, path.name)
+                    )
+            except UploadRejected as exc:
+                result["error"] = str(exc)
+                continue
+            result["source_id"] = added.source.pk
+            queued[added.source.pk] = result
+            if not added.created:
+                say(f"{path.name}: already in the library, linked to the notebook.")
+
+        def progress(sources: list[Source]) -> None:
+            for source in sources:
+                if source.status == Source.Status.PROCESSING and source.progress_total:
+                    say(
+                        f"{source.filename}: embedded {source.progress_done}/{source.progress_total} chunks"
+                    )
+
+        for source in wait_for_sources(queued, on_poll=progress):
+            queued[source.pk].update(
+                kind=source.kind,
+                status=source.status,
+                pages=source.page_count,
+                chunks=source.chunk_count,
+                error=source.error,
+            )
+
+        for result in results:
+            if as_json:
+                self.stdout.write(json.dumps(result, ensure_ascii=False))
+            else:
+                detail = (
+                    f"{result['pages'] or '-'} pages, {result['chunks']} chunks"
+                    if result["status"] == Source.Status.READY
+                    else result["error"]
+                )
+                self.stdout.write(f"{result['name']}: {result['status']} ({detail})")
+        if any(result["status"] != Source.Status.READY for result in results):
+            sys.exit(1)

@@ -1,0 +1,84 @@
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from pgvector.django import VectorField
+
+
+def source_upload_path(source: Source, filename: str) -> str:
+    # Content-addressed per owner: the same bytes are never stored twice for one person.
+    return f"sources/{source.owner_id}/{source.sha256[:2]}/{source.sha256}/{filename}"
+
+
+class Source(models.Model):
+    """One document in a person's library; the same bytes exist once per owner."""
+
+    class Kind(models.TextChoices):
+        PDF = "pdf", "PDF"
+        TEXT = "text", "Text"
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        PROCESSING = "processing"
+        READY = "ready"
+        FAILED = "failed"
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="sources"
+    )
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    title = models.CharField(max_length=500)
+    filename = models.CharField(max_length=500)
+    sha256 = models.CharField(max_length=64)
+    file = models.FileField(upload_to=source_upload_path, max_length=500)
+    size_bytes = models.PositiveBigIntegerField(default=0)
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.QUEUED)
+    error = models.TextField(blank=True)
+    page_count = models.PositiveIntegerField(null=True, blank=True)
+    chunk_count = models.PositiveIntegerField(default=0)
+    # Progress of the slow part (embedding), written outside the final transaction so
+    # the page can show it while the source processes.
+    progress_done = models.PositiveIntegerField(default=0)
+    progress_total = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "sha256"], name="source_unique_per_owner")
+        ]
+
+    def __str__(self) -> str:
+        return self.title
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in {self.Status.READY, self.Status.FAILED}
+
+
+class Chunk(models.Model):
+    """A window of a source's passage, with where it came from and its vector."""
+
+    source = models.ForeignKey(Source, on_delete=models.CASCADE, related_name="chunks")
+    ordinal = models.PositiveIntegerField()
+    page = models.PositiveIntegerField(null=True, blank=True)
+    text = models.TextField()
+    # Character span of the chunk inside its passage (the page's text for a PDF).
+    char_start = models.PositiveIntegerField()
+    char_end = models.PositiveIntegerField()
+    # No fixed dimension: each vector records the model that made it, a search only
+    # compares vectors of the active model, and a re-embed can write a new model's
+    # vectors beside the old ones before switching.
+    embedding = VectorField()
+    embedding_model = models.CharField(max_length=200)
+
+    class Meta:
+        ordering = ["source_id", "ordinal"]
+        constraints = [
+            models.UniqueConstraint(fields=["source", "ordinal"], name="chunk_unique_ordinal")
+        ]
+        indexes = [models.Index(fields=["embedding_model", "source"])]
+
+    def __str__(self) -> str:
+        return f"{self.source_id}#{self.ordinal}"

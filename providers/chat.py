@@ -1,0 +1,51 @@
+"""Chat completions from the OpenAI-compatible endpoint; every call is metered."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import openai
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+
+from billing.services import record_usage
+from providers.errors import ProviderError
+from providers.openai_client import client, describe_error, remote_configured
+
+
+@dataclass(frozen=True)
+class ChatReply:
+    text: str
+    model: str
+
+
+def chat_available() -> bool:
+    """A language model is configured; without one, answers are extractive."""
+    return remote_configured() and bool(settings.CHAT_MODEL)
+
+
+def chat(
+    messages: list[dict[str, str]], *, user: AbstractBaseUser | None, temperature: float = 0.1
+) -> ChatReply:
+    if not chat_available():
+        raise ProviderError("No chat model is configured (set OPENAI_BASE_URL and CHAT_MODEL).")
+    model = settings.CHAT_MODEL
+    try:
+        response = client().chat.completions.create(
+            model=model,
+            messages=messages,  # type: ignore[arg-type]
+            temperature=temperature,
+        )
+    except (openai.OpenAIError, ValueError, TypeError, KeyError, AttributeError) as exc:
+        raise ProviderError(describe_error("chat", exc)) from exc
+    usage = response.usage
+    record_usage(
+        user=user,
+        kind="chat",
+        model=model,
+        input_tokens=getattr(usage, "prompt_tokens", 0) or 0,
+        output_tokens=getattr(usage, "completion_tokens", 0) or 0,
+    )
+    if not response.choices or response.choices[0].message.content is None:
+        raise ProviderError(f"The chat model {model} returned an empty answer.")
+    return ChatReply(text=response.choices[0].message.content, model=model)
