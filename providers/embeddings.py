@@ -1,4 +1,4 @@
-"""Embeddings: an OpenAI-compatible endpoint when configured, else local e5. Every call is metered."""
+"""Embeddings: an OpenAI-compatible endpoint when configured, else local e5; all metered."""
 
 from __future__ import annotations
 

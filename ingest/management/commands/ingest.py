@@ -75,9 +75,8 @@ class Command(BaseCommand):
         def progress(sources: list[Source]) -> None:
             for source in sources:
                 if source.status == Source.Status.PROCESSING and source.progress_total:
-                    say(
-                        f"{source.filename}: embedded {source.progress_done}/{source.progress_total} chunks"
-                    )
+                    done, total = source.progress_done, source.progress_total
+                    say(f"{source.filename}: embedded {done}/{total} chunks")
 
         for source in wait_for_sources(queued, on_poll=progress):
             queued[source.pk].update(
