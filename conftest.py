@@ -22,3 +22,60 @@ def outsider(db):
 @pytest.fixture
 def notebook(owner):
     return Notebook.objects.create(owner=owner, title="Research")
+
+
+@pytest.fixture(autouse=True)
+def media_root(settings, tmp_path):
+    """Uploaded files go to a per-test folder, never into the developer's var/uploads."""
+    settings.MEDIA_ROOT = tmp_path / "media"
+    return settings.MEDIA_ROOT
+
+
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings):
+    # PBKDF2's deliberate slowness costs ~0.4 s per user created; tests need no security.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def fake_openai(settings):
+    """A real OpenAI-compatible server on 127.0.0.1 with the settings pointing at it.
+
+    Yields the controller: `fake_openai.chat_replies.append("… [1]")`,
+    `fake_openai.fail_next("500", times=2)`, `fake_openai.requests`.
+    """
+    from providers.tests.fake_openai import FakeOpenAI
+
+    with FakeOpenAI.running() as server:
+        settings.OPENAI_BASE_URL = server.base_url
+        settings.OPENAI_API_KEY = "test"
+        settings.CHAT_MODEL = "fake-chat"
+        settings.EMBEDDING_MODEL = "fake-embed"
+        settings.EMBEDDING_DIMENSIONS = 64
+        settings.OPENAI_MAX_RETRIES = 1
+        settings.OPENAI_TIMEOUT_SECONDS = 10.0
+        # The fake vectors have no negative component, so every similarity is >= 0 and a
+        # floor of 0 passes every chunk (up to k), whatever words the hashes collide on.
+        settings.SIMILARITY_FLOOR = 0.0
+        yield server
+
+
+@pytest.fixture
+def add_ready_source(db):
+    """Add bytes to a notebook and process them in this process; returns the ready source.
+
+    Uses whichever embedding model the settings select (the fake server with `fake_openai`).
+    """
+    from django.core.files.base import ContentFile
+
+    from ingest.services import add_source, process_source
+
+    def add(notebook, content: bytes, name: str = "notes.txt"):
+        added = add_source(
+            owner=notebook.owner, notebook=notebook, upload=ContentFile(content, name=name)
+        )
+        source = process_source(source_id=added.source.pk)
+        assert source.status == "ready", source.error
+        return source
+
+    return add

@@ -1,13 +1,13 @@
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 
 from billing.models import Usage
 
 
 def record_usage(
     *,
-    user: AbstractBaseUser | None,
+    user: User | None,
     kind: str,
     model: str,
     input_tokens: int = 0,

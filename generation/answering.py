@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from generation import extractive, prompts
@@ -28,43 +28,46 @@ class Answer:
 
 def answer_question(
     *,
-    user: AbstractBaseUser,
+    user: User,
     notebook: Notebook,
     question: str,
     conversation: Conversation | None = None,
 ) -> Answer:
+    """Answer from the notebook's sources and store the question, answer and citations.
+
+    Nothing is stored until the answer exists: a failed model call leaves no unanswered
+    question behind (and no empty new conversation).
+    """
     question = question.strip()
     if not question:
         raise ValueError("The question is empty.")
-    if conversation is None:
-        conversation = Conversation.objects.create(notebook=notebook)
-    history = list(conversation.messages.order_by("-created_at", "-id")[:HISTORY_MESSAGES])[::-1]
-    asked = Message.objects.create(
-        conversation=conversation, role=Message.Role.USER, content=question
+    history = (
+        list(conversation.messages.order_by("-created_at", "-id")[:HISTORY_MESSAGES])[::-1]
+        if conversation is not None
+        else []
     )
+
+    def store(text: str, mode: str, hits: list[Hit], order: list[int], model: str = "") -> Answer:
+        return _store(notebook, conversation, question, text, mode, hits, order, model)
 
     sources = list(notebook.sources.all())
     if not sources:
-        return _store(
-            conversation, asked, prompts.EMPTY_NOTEBOOK_REPLY, Message.Mode.REFUSAL, [], []
-        )
-    if not any(source.status == Source.Status.READY for source in sources):
-        return _store(
-            conversation, asked, prompts.NOTHING_READY_REPLY, Message.Mode.REFUSAL, [], []
-        )
+        return store(prompts.EMPTY_NOTEBOOK_REPLY, Message.Mode.REFUSAL, [], [])
+    ready = [source for source in sources if source.status == Source.Status.READY]
+    if not ready:
+        return store(prompts.NOTHING_READY_REPLY, Message.Mode.REFUSAL, [], [])
 
     hits = retrieve(user=user, notebook=notebook, question=question)
 
     if not chat_available():
         if not hits:
-            return _store(conversation, asked, prompts.NO_MATCH_REPLY, Message.Mode.REFUSAL, [], [])
+            return store(prompts.NO_MATCH_REPLY, Message.Mode.REFUSAL, [], [])
         text = extractive.answer(
             question, [hit.chunk.text for hit in hits], [hit.similarity for hit in hits]
         )
         mapped = map_markers(text, len(hits))
-        return _store(conversation, asked, mapped.text, Message.Mode.EXTRACTIVE, hits, mapped.order)
+        return store(mapped.text, Message.Mode.EXTRACTIVE, hits, mapped.order)
 
-    ready = [source for source in sources if source.status == Source.Status.READY]
     user_prompt = prompts.build_user_prompt(
         question=question,
         documents=[(source.get_kind_display(), source.title) for source in ready],
@@ -75,22 +78,25 @@ def answer_question(
     messages.append({"role": "user", "content": user_prompt})
     reply = chat(messages, user=user)
     mapped = map_markers(reply.text, len(hits))
-    return _store(
-        conversation, asked, mapped.text, Message.Mode.LLM, hits, mapped.order, model=reply.model
-    )
+    return store(mapped.text, Message.Mode.LLM, hits, mapped.order, reply.model)
 
 
 def _store(
-    conversation: Conversation,
-    asked: Message,
+    notebook: Notebook,
+    conversation: Conversation | None,
+    question: str,
     text: str,
     mode: str,
     hits: list[Hit],
     order: list[int],
-    *,
-    model: str = "",
+    model: str,
 ) -> Answer:
     with transaction.atomic():
+        if conversation is None:
+            conversation = Conversation.objects.create(notebook=notebook)
+        asked = Message.objects.create(
+            conversation=conversation, role=Message.Role.USER, content=question
+        )
         message = Message.objects.create(
             conversation=conversation,
             role=Message.Role.ASSISTANT,

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.files.base import File
 from django.db import IntegrityError, transaction
 
@@ -52,7 +52,7 @@ def _hash_and_size(upload: File) -> tuple[str, int, bytes]:
     return digest.hexdigest(), size, head
 
 
-def add_source(*, owner: AbstractBaseUser, notebook: Notebook, upload: File) -> AddedSource:
+def add_source(*, owner: User, notebook: Notebook, upload: File) -> AddedSource:
     """Store an upload in the owner's library, link it to the notebook and queue it.
 
     The same bytes from the same owner link the existing source: nothing is stored or

@@ -16,7 +16,8 @@ def drain_queue(queue: str = "ingest") -> None:
     The Django connector cannot run a worker (it hands it undecoded JSON), so the worker
     gets its own psycopg connector on the same database.
     """
-    with app.replace_connector(app.connector.get_worker_connector()) as worker_app:
+    connector = app.connector.get_worker_connector()  # type: ignore[attr-defined]
+    with app.replace_connector(connector) as worker_app:
         worker_app.run_worker(
             queues=[queue], wait=False, install_signal_handlers=False, listen_notify=False
         )

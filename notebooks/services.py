@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
 from notebooks.models import Notebook
@@ -10,7 +10,7 @@ class NotebookTitleTaken(Exception):
     pass
 
 
-def create_notebook(*, owner: AbstractBaseUser, title: str) -> Notebook:
+def create_notebook(*, owner: User, title: str) -> Notebook:
     title = title.strip()
     if not title:
         raise ValueError("A notebook needs a title.")
@@ -21,7 +21,7 @@ def create_notebook(*, owner: AbstractBaseUser, title: str) -> Notebook:
         raise NotebookTitleTaken(f"You already have a notebook called {title!r}.") from exc
 
 
-def get_or_create_notebook(*, owner: AbstractBaseUser, title: str) -> tuple[Notebook, bool]:
+def get_or_create_notebook(*, owner: User, title: str) -> tuple[Notebook, bool]:
     notebook = Notebook.objects.filter(owner=owner, title=title).first()
     if notebook:
         return notebook, False

@@ -1,4 +1,16 @@
 from __future__ import annotations
 
+from django.urls import path
+
+from notebooks import views
+
 app_name = "notebooks"
-urlpatterns: list = []
+urlpatterns = [
+    path("", views.notebook_list, name="list"),
+    path("new/", views.create, name="create"),
+    path("<int:notebook_id>/", views.detail, name="detail"),
+    path("<int:notebook_id>/sources/", views.sources, name="sources"),
+    path("<int:notebook_id>/upload/", views.upload, name="upload"),
+    path("<int:notebook_id>/ask/", views.ask, name="ask"),
+    path("<int:notebook_id>/citations/<int:citation_id>/", views.citation, name="citation"),
+]

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import openai
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 
 from billing.services import record_usage
 from providers.errors import ProviderError
@@ -25,7 +25,7 @@ def chat_available() -> bool:
 
 
 def chat(
-    messages: list[dict[str, str]], *, user: AbstractBaseUser | None, temperature: float = 0.1
+    messages: list[dict[str, str]], *, user: User | None, temperature: float = 0.1
 ) -> ChatReply:
     if not chat_available():
         raise ProviderError("No chat model is configured (set OPENAI_BASE_URL and CHAT_MODEL).")
@@ -36,6 +36,10 @@ def chat(
             messages=messages,  # type: ignore[arg-type]
             temperature=temperature,
         )
+        if isinstance(response, str):
+            # The openai package hands back a body that is not JSON (a proxy's error page,
+            # say) as plain text instead of raising.
+            raise ValueError(f"a response that is not JSON: {response[:80]!r}")
     except (openai.OpenAIError, ValueError, TypeError, KeyError, AttributeError) as exc:
         raise ProviderError(describe_error("chat", exc)) from exc
     usage = response.usage

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import openai
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 
 from billing.services import record_usage
 from providers import local_e5
@@ -33,7 +33,7 @@ def similarity_floor() -> float:
 def embed_texts(
     texts: list[str],
     *,
-    user: AbstractBaseUser | None,
+    user: User | None,
     on_progress: Callable[[int, int], None] | None = None,
 ) -> list[list[float]]:
     """Embed documents in batches; `on_progress(done, total)` after each batch."""
@@ -47,13 +47,11 @@ def embed_texts(
     return vectors
 
 
-def embed_query(text: str, *, user: AbstractBaseUser | None) -> list[float]:
+def embed_query(text: str, *, user: User | None) -> list[float]:
     return _embed_batch([text], user=user, is_query=True)[0]
 
 
-def _embed_batch(
-    texts: list[str], *, user: AbstractBaseUser | None, is_query: bool
-) -> list[list[float]]:
+def _embed_batch(texts: list[str], *, user: User | None, is_query: bool) -> list[list[float]]:
     model = active_model()
     if not remote_configured():
         if is_query:

@@ -1,15 +1,13 @@
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 
 from notebooks.models import Notebook
 from providers import embeddings
 from retrieval.search import Hit, search_notebook
 
 
-def retrieve(
-    *, user: AbstractBaseUser, notebook: Notebook, question: str, k: int | None = None
-) -> list[Hit]:
+def retrieve(*, user: User, notebook: Notebook, question: str, k: int | None = None) -> list[Hit]:
     """Embed the question (one metered call) and search the notebook."""
     vector = embeddings.embed_query(question, user=user)
     return search_notebook(

@@ -49,8 +49,11 @@ class Command(BaseCommand):
             for citation in answer.citations
         ]
         if options["json"]:
-            payload = {"answer": answer.message.content, "mode": answer.message.mode}
-            payload["citations"] = citations
+            payload = {
+                "answer": answer.message.content,
+                "mode": answer.message.mode,
+                "citations": citations,
+            }
             self.stdout.write(json.dumps(payload, ensure_ascii=False))
             return
         if answer.message.mode == "extractive":

@@ -1,0 +1,45 @@
+# Loupe: `make run` to use it, `make test` to test it. Both install what they need.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: run test install install-dev lint stop-db clean
+
+$(VENV)/.installed: requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+	$(PIP) install --quiet -r requirements.txt
+	touch $@
+
+$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt
+	$(PIP) install --quiet -r requirements-dev.txt
+	touch $@
+
+install: $(VENV)/.installed
+
+install-dev: $(VENV)/.installed-dev
+
+run: install
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py collectstatic --noinput --verbosity 0
+	$(PY) manage.py demo_user
+	$(PY) manage.py serve --host $(HOST) --port $(PORT)
+
+test: install-dev
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/pytest
+
+lint: install-dev
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy .
+
+# Stop the embedded PostgreSQL (it outlives the processes that use it).
+stop-db:
+	$(PY) -m config.database stop
+
+clean: stop-db
+	rm -rf $(VENV)

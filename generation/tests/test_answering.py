@@ -1,0 +1,187 @@
+import re
+
+import pytest
+from django.core.files.base import ContentFile
+
+from billing.models import Usage
+from generation import prompts
+from generation.answering import answer_question
+from ingest.services import add_source
+from library.models import Chunk
+from notebooks.models import Citation, Conversation, Message
+from providers.errors import ProviderError
+
+HERONS = b"Grey herons wait motionless at the edge of the pond until a fish swims past."
+TRAINS = b"The night train to Vienna leaves the central station at eleven each evening."
+BREAD = b"Sourdough bread needs a starter that is fed with flour and water every day."
+
+
+@pytest.fixture
+def library(fake_openai, notebook, add_ready_source):
+    """Three one-chunk sources, so the passages' order follows the question's words."""
+    return [
+        add_ready_source(notebook, HERONS, "herons.txt"),
+        add_ready_source(notebook, TRAINS, "trains.txt"),
+        add_ready_source(notebook, BREAD, "bread.txt"),
+    ]
+
+
+def prompt_passages(chat_request) -> dict[int, str]:
+    """The numbered passages of the user prompt the model was sent: {n: text}."""
+    prompt = chat_request.body["messages"][-1]["content"]
+    found = re.findall(r"^\[(\d+)\] \([^)]*\)\n(.*?)\n$", prompt, flags=re.M)
+    return {int(number): text for number, text in found}
+
+
+def test_an_empty_notebook_gets_a_refusal_without_any_model_call(fake_openai, owner, notebook):
+    answer = answer_question(user=owner, notebook=notebook, question="Where do herons wait?")
+
+    assert answer.message.mode == Message.Mode.REFUSAL
+    assert answer.message.content == prompts.EMPTY_NOTEBOOK_REPLY
+    assert answer.citations == []
+    assert fake_openai.requests == []
+    assert Usage.objects.count() == 0
+
+
+def test_a_notebook_with_nothing_ready_gets_a_refusal_without_any_model_call(
+    fake_openai, owner, notebook
+):
+    add_source(owner=owner, notebook=notebook, upload=ContentFile(HERONS, name="herons.txt"))
+
+    answer = answer_question(user=owner, notebook=notebook, question="Where do herons wait?")
+
+    assert answer.message.mode == Message.Mode.REFUSAL
+    assert answer.message.content == prompts.NOTHING_READY_REPLY
+    assert fake_openai.requests == []
+    assert Usage.objects.count() == 0
+
+
+def test_an_empty_question_is_refused(owner, notebook):
+    with pytest.raises(ValueError, match="empty"):
+        answer_question(user=owner, notebook=notebook, question="   ")
+
+
+def test_reply_markers_become_dense_citations_of_the_right_chunks(
+    fake_openai, owner, notebook, library
+):
+    fake_openai.chat_replies.append("Claim one [2]. Claim two [1][9].")
+
+    answer = answer_question(user=owner, notebook=notebook, question="Where do herons wait?")
+
+    passages = prompt_passages(fake_openai.chat_requests[0])
+    assert passages[1] == HERONS.decode()  # the passage sharing the question's words leads
+    assert answer.message.content == "Claim one [1]. Claim two [2]."
+    assert answer.message.mode == Message.Mode.LLM
+    assert answer.message.model == "fake-chat"
+    first, second = answer.citations
+    assert (first.n, first.quote) == (1, passages[2])
+    assert (second.n, second.quote) == (2, passages[1])
+    for citation in (first, second):
+        chunk = Chunk.objects.get(pk=citation.chunk_id)
+        assert chunk.text == citation.quote
+        assert citation.source_id == chunk.source_id
+        assert citation.source_title == chunk.source.title
+        assert citation.page is None
+        assert isinstance(citation.similarity, float)
+        assert 0 <= citation.similarity <= 1
+    assert second.source_title == "herons"
+    assert first.similarity < second.similarity
+
+
+def test_citations_are_stored_with_the_message(fake_openai, owner, notebook, library):
+    fake_openai.chat_replies.append("Herons wait [1]. Trains leave [2].")
+
+    answer = answer_question(user=owner, notebook=notebook, question="Where do herons wait?")
+
+    stored = list(Citation.objects.filter(message=answer.message).order_by("n"))
+    assert [(c.n, c.chunk_id, c.quote) for c in stored] == [
+        (c.n, c.chunk_id, c.quote) for c in answer.citations
+    ]
+    assert len(stored) == 2
+
+
+def test_the_prompt_holds_the_rules_the_documents_and_the_numbered_passages(
+    fake_openai, owner, notebook, library
+):
+    fake_openai.chat_replies.append("Herons wait [1].")
+
+    answer_question(user=owner, notebook=notebook, question="Where do herons wait?")
+
+    messages = fake_openai.chat_requests[0].body["messages"]
+    assert fake_openai.chat_requests[0].body["model"] == "fake-chat"
+    assert [message["role"] for message in messages] == ["system", "user"]
+    assert messages[0]["content"] == prompts.SYSTEM_PROMPT
+    assert "Never invent a marker" in messages[0]["content"]
+    prompt = messages[1]["content"]
+    assert "Documents in this notebook:" in prompt
+    for title in ("herons", "trains", "bread"):
+        assert f"- {title} (Text)" in prompt
+    assert sorted(prompt_passages(fake_openai.chat_requests[0]).values()) == sorted(
+        text.decode() for text in (HERONS, TRAINS, BREAD)
+    )
+    assert prompt.endswith("Question: Where do herons wait?")
+
+
+def test_a_chat_call_writes_a_usage_row_with_tokens(fake_openai, owner, notebook, library):
+    fake_openai.chat_replies.append("Herons wait motionless [1].")
+    Usage.objects.all().delete()  # leave only the rows the question causes
+
+    answer_question(user=owner, notebook=notebook, question="Where do herons wait?")
+
+    chat = Usage.objects.get(kind="chat")
+    assert (chat.user, chat.model) == (owner, "fake-chat")
+    assert chat.input_tokens > 0
+    assert chat.output_tokens == 4
+    question_embedding = Usage.objects.get(kind="embedding")
+    assert question_embedding.user == owner
+
+
+def test_earlier_turns_are_sent_as_messages(fake_openai, owner, notebook, library):
+    fake_openai.chat_replies += ["Herons wait by the pond [1].", "Until a fish swims past [1]."]
+    first = answer_question(user=owner, notebook=notebook, question="Where do herons wait?")
+
+    answer_question(
+        user=owner,
+        notebook=notebook,
+        question="For how long?",
+        conversation=first.conversation,
+    )
+
+    messages = fake_openai.chat_requests[1].body["messages"]
+    assert [message["role"] for message in messages] == ["system", "user", "assistant", "user"]
+    assert messages[1]["content"] == "Where do herons wait?"
+    assert messages[2]["content"] == "Herons wait by the pond [1]."
+    assert messages[3]["content"].endswith("Question: For how long?")
+    # Earlier turns go to the model, never into the search.
+    assert fake_openai.embedding_requests[-1].body["input"] == ["For how long?"]
+
+
+def test_a_chat_server_error_raises_a_readable_provider_error(
+    fake_openai, owner, notebook, library
+):
+    fake_openai.fail_next("500", times=5, endpoint="chat/completions")
+
+    with pytest.raises(ProviderError) as failure:
+        answer_question(user=owner, notebook=notebook, question="Where do herons wait?")
+
+    assert "chat model" in str(failure.value)
+    assert "HTTP 500" in str(failure.value)
+    assert not Message.objects.exists()  # no unanswered question is left behind
+    assert not Conversation.objects.exists()
+    assert not Usage.objects.filter(kind="chat").exists()
+
+
+def test_a_garbage_chat_reply_raises_a_provider_error(fake_openai, owner, notebook, library):
+    fake_openai.fail_next("garbage", endpoint="chat/completions")
+
+    with pytest.raises(ProviderError, match="chat model"):
+        answer_question(user=owner, notebook=notebook, question="Where do herons wait?")
+
+
+def test_a_reply_without_markers_has_no_citations(fake_openai, owner, notebook, library):
+    fake_openai.chat_replies.append("The passages do not say.")
+
+    answer = answer_question(user=owner, notebook=notebook, question="Where do herons wait?")
+
+    assert answer.message.content == "The passages do not say."
+    assert answer.citations == []

@@ -1,0 +1,83 @@
+import pytest
+
+from billing.models import Usage
+from generation import extractive
+from generation.answering import answer_question
+from notebooks.models import Message
+from providers import local_e5
+
+PONDS = (
+    "Grey herons wait motionless at the edge of the pond. "
+    "The pond freezes in January. "
+    "Herons eat fish, frogs and small mammals."
+)
+TRAINS = "The night train to Vienna leaves at eleven. Tickets are sold at the station."
+
+
+def test_sentences_sharing_the_questions_words_are_picked_and_cited():
+    text = extractive.answer("When does the night train leave?", [PONDS, TRAINS], [0.9, 0.8])
+
+    assert text == "The night train to Vienna leaves at eleven. [2]"
+
+
+def test_sentences_keep_the_number_of_the_passage_they_came_from():
+    text = extractive.answer(
+        "What do herons eat, and where is the station?", [PONDS, TRAINS], [0.9, 0.8]
+    )
+
+    assert "Herons eat fish, frogs and small mammals. [1]" in text
+    assert "Tickets are sold at the station. [2]" in text
+    assert "freezes" not in text
+
+
+def test_stopwords_alone_do_not_make_a_sentence_match():
+    text = extractive.answer("What is it like at the start of January?", [PONDS], [0.9])
+
+    assert text == "The pond freezes in January. [1]"
+
+
+def test_an_answer_has_at_most_three_sentences_in_document_order():
+    passage = " ".join(f"Herons nest in colony {n}." for n in range(6))
+
+    text = extractive.answer("Where do herons nest?", [passage], [0.9])
+
+    assert text.count("[1]") == 3
+    positions = [text.index(f"colony {n}") for n in range(6) if f"colony {n}" in text]
+    assert positions == sorted(positions)
+
+
+def test_without_a_shared_word_the_best_passage_opening_is_quoted():
+    text = extractive.answer("Quantum chromodynamics?", [PONDS, TRAINS], [0.9, 0.8])
+
+    assert text == (
+        "Grey herons wait motionless at the edge of the pond. [1] The pond freezes in January. [1]"
+    )
+
+
+def test_lines_broken_inside_a_sentence_are_joined():
+    assert extractive.split_sentences("A heron\nwaits here. Then\nit flies.\n\nNew part") == [
+        "A heron waits here.",
+        "Then it flies.",
+        "New part",
+    ]
+
+
+@pytest.mark.local_models
+def test_without_a_model_server_the_answer_is_extractive_and_quotes_the_source(
+    settings, owner, notebook, add_ready_source
+):
+    settings.OPENAI_BASE_URL = ""
+    settings.SIMILARITY_FLOOR = -1.0  # the local model's own floor
+    source = add_ready_source(notebook, (PONDS + " " + TRAINS).encode(), "ponds.txt")
+
+    answer = answer_question(user=owner, notebook=notebook, question="What do herons eat?")
+
+    assert source.chunks.get().embedding_model == local_e5.MODEL_NAME
+    assert answer.message.mode == Message.Mode.EXTRACTIVE
+    assert "Herons eat fish, frogs and small mammals. [1]" in answer.message.content
+    assert len(answer.citations) == 1
+    citation = answer.citations[0]
+    assert citation.source_id == source.pk
+    assert "Herons eat fish" in citation.quote
+    assert citation.similarity >= 0.8
+    assert set(Usage.objects.values_list("kind", "model")) == {("embedding", local_e5.MODEL_NAME)}

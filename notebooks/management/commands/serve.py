@@ -1,0 +1,69 @@
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandParser
+
+
+class Command(BaseCommand):
+    help = (
+        "Start the web server (uvicorn, ASGI) and a Procrastinate worker together; "
+        "Ctrl-C stops both. If either exits, the other is stopped too."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--host", default="127.0.0.1")
+        parser.add_argument("--port", type=int, default=8000)
+        parser.add_argument("--no-worker", action="store_true", help="web server only")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        python = sys.executable
+        commands = {
+            "web": [
+                python,
+                "-m",
+                "uvicorn",
+                "config.asgi:application",
+                "--host",
+                options["host"],
+                "--port",
+                str(options["port"]),
+            ],
+        }
+        if not options["no_worker"]:
+            commands["worker"] = [python, "manage.py", "procrastinate", "worker"]
+        processes = {name: subprocess.Popen(command) for name, command in commands.items()}
+        self.stdout.write(
+            f"Loupe is running at http://{options['host']}:{options['port']}/ "
+            f"({', '.join(processes)}); press Ctrl-C to stop."
+        )
+
+        def stop(*_: Any) -> None:
+            raise KeyboardInterrupt
+
+        signal.signal(signal.SIGTERM, stop)
+        exit_code = 0
+        try:
+            while True:
+                for name, process in processes.items():
+                    if process.poll() is not None:
+                        self.stderr.write(f"The {name} process exited ({process.returncode}).")
+                        exit_code = process.returncode or 1
+                        raise KeyboardInterrupt
+                time.sleep(0.5)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            for process in processes.values():
+                if process.poll() is None:
+                    process.terminate()
+            for process in processes.values():
+                try:
+                    process.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+        sys.exit(exit_code)

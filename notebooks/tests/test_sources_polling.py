@@ -1,0 +1,32 @@
+from django.urls import reverse
+
+from library.models import Source
+from notebooks.tests.factories import make_source
+
+
+def test_sources_partial_polls_while_a_source_is_processing(client, owner, notebook):
+    source = make_source(owner=owner, notebook=notebook)
+    Source.objects.filter(pk=source.pk).update(
+        status=Source.Status.PROCESSING, progress_done=3, progress_total=10
+    )
+    client.force_login(owner)
+
+    response = client.get(reverse("notebooks:sources", args=[notebook.pk]))
+
+    assert "embedding 3/10 chunks" in response.text
+    assert 'hx-trigger="every 2s"' in response.text
+
+
+def test_sources_partial_stops_polling_when_all_are_finished(client, owner, notebook):
+    make_source(owner=owner, notebook=notebook, title="Done")
+    failed = make_source(owner=owner, notebook=notebook, title="Broken")
+    Source.objects.filter(pk=failed.pk).update(
+        status=Source.Status.FAILED, error="The PDF is encrypted."
+    )
+    client.force_login(owner)
+
+    response = client.get(reverse("notebooks:sources", args=[notebook.pk]))
+
+    assert "The PDF is encrypted." in response.text
+    assert "1 chunk" in response.text
+    assert "hx-trigger" not in response.text

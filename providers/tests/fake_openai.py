@@ -1,0 +1,239 @@
+"""A real HTTP server on 127.0.0.1 that speaks enough of the OpenAI API for the tests.
+
+Embeddings are a hashed bag of words, so texts that share words are similar and the same
+text always gets the same vector. Chat replies come from a queue the test fills. The server
+can also misbehave on purpose (HTTP 500, 429, too slow, or a body that is not JSON) for the
+next few requests, and it records every request so a test can read what was sent.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import math
+import re
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+WORD_RE = re.compile(r"\w+")
+FAILURE_MODES = {"500", "429", "slow", "garbage"}
+
+
+def fake_embedding(text: str, dimensions: int) -> list[float]:
+    """Count each lowercased word into a hashed slot, then scale to length 1."""
+    vector = [0.0] * dimensions
+    for word in WORD_RE.findall(text.lower()):
+        slot = int.from_bytes(hashlib.blake2b(word.encode(), digest_size=8).digest()) % dimensions
+        vector[slot] += 1.0
+    norm = math.sqrt(sum(value * value for value in vector))
+    if not norm:
+        # A text without words still needs a direction; cosine of a zero vector is undefined.
+        vector[0], norm = 1.0, 1.0
+    return [value / norm for value in vector]
+
+
+def count_words(text: str) -> int:
+    return len(WORD_RE.findall(text))
+
+
+@dataclass
+class RecordedRequest:
+    path: str
+    body: Any
+    answered_with: str  # "ok" or the failure mode that answered it
+
+
+@dataclass
+class _Failure:
+    mode: str
+    remaining: int
+    endpoint: str | None
+    skip: int
+
+
+@dataclass
+class FakeOpenAI:
+    """The controller a test holds: script replies, switch failures on, read requests."""
+
+    base_url: str = ""
+    chat_replies: list[str] = field(default_factory=list)
+    requests: list[RecordedRequest] = field(default_factory=list)
+    # Answer embeddings with this many dimensions whatever the request asks for.
+    force_dimensions: int | None = None
+    slow_seconds: float = 3.0
+    default_dimensions: int = 64
+    _failures: list[_Failure] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _stopping: threading.Event = field(default_factory=threading.Event)
+
+    def fail_next(
+        self, mode: str, *, times: int = 1, endpoint: str | None = None, skip: int = 0
+    ) -> None:
+        """Answer `times` requests (to `endpoint`, e.g. "embeddings", or any) badly, after
+        letting `skip` of them through."""
+        if mode not in FAILURE_MODES:
+            raise ValueError(f"unknown failure mode {mode!r}; use one of {sorted(FAILURE_MODES)}")
+        with self._lock:
+            self._failures.append(
+                _Failure(mode=mode, remaining=times, endpoint=endpoint, skip=skip)
+            )
+
+    @property
+    def embedding_requests(self) -> list[RecordedRequest]:
+        return [request for request in self.requests if request.path.endswith("/embeddings")]
+
+    @property
+    def chat_requests(self) -> list[RecordedRequest]:
+        return [request for request in self.requests if request.path.endswith("/completions")]
+
+    def _take_failure(self, path: str) -> str | None:
+        with self._lock:
+            for failure in self._failures:
+                if failure.remaining and (
+                    failure.endpoint is None or path.endswith("/" + failure.endpoint)
+                ):
+                    if failure.skip:
+                        failure.skip -= 1
+                        return None
+                    failure.remaining -= 1
+                    return failure.mode
+        return None
+
+    def _record(self, path: str, body: Any, answered_with: str) -> None:
+        with self._lock:
+            self.requests.append(RecordedRequest(path=path, body=body, answered_with=answered_with))
+
+    def _next_chat_reply(self) -> str:
+        with self._lock:
+            if self.chat_replies:
+                return self.chat_replies.pop(0)
+        return "The fake server has no scripted reply."
+
+    def embeddings_response(self, body: dict[str, Any]) -> dict[str, Any]:
+        texts = body.get("input", [])
+        if isinstance(texts, str):
+            texts = [texts]
+        dimensions = self.force_dimensions or body.get("dimensions") or self.default_dimensions
+        tokens = sum(count_words(text) for text in texts)
+        return {
+            "object": "list",
+            "model": body.get("model", ""),
+            "data": [
+                {
+                    "object": "embedding",
+                    "index": index,
+                    "embedding": fake_embedding(text, dimensions),
+                }
+                for index, text in enumerate(texts)
+            ],
+            "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+        }
+
+    def chat_response(self, body: dict[str, Any]) -> dict[str, Any]:
+        text = self._next_chat_reply()
+        prompt_tokens = sum(
+            count_words(str(m.get("content", ""))) for m in body.get("messages", [])
+        )
+        completion_tokens = count_words(text)
+        return {
+            "id": f"chatcmpl-fake-{len(self.requests)}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model", ""),
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": text},
+                    "finish_reason": "stop",
+                }
+            ],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            },
+        }
+
+    @classmethod
+    @contextlib.contextmanager
+    def running(cls) -> Iterator[FakeOpenAI]:
+        controller = cls()
+        server = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(controller))
+        server.daemon_threads = True
+        controller.base_url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+        thread = threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        thread.start()
+        try:
+            yield controller
+        finally:
+            controller._stopping.set()  # wakes handlers sleeping in "slow" mode
+            server.shutdown()
+            server.server_close()
+            thread.join(timeout=5)
+
+
+def _make_handler(controller: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass  # keep test output clean
+
+        def handle(self) -> None:
+            # The client gives up on slow answers; writing to its closed socket is expected.
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                super().handle()
+
+        def _send(self, status: int, payload: bytes, content_type: str) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(payload)))
+            # Retried requests wait milliseconds, not the client's default backoff.
+            self.send_header("retry-after-ms", "10")
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def _send_json(self, status: int, data: Any) -> None:
+            self._send(status, json.dumps(data).encode(), "application/json")
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length)
+            try:
+                body = json.loads(raw or b"{}")
+            except ValueError:
+                body = raw.decode(errors="replace")
+            path = self.path.split("?")[0]
+            failure = controller._take_failure(path)
+            controller._record(path, body, failure or "ok")
+
+            if failure == "500":
+                error = {"message": "The fake server failed on purpose.", "type": "server_error"}
+                self._send_json(500, {"error": error})
+                return
+            if failure == "429":
+                error = {"message": "Slow down (fake).", "type": "rate_limit_exceeded"}
+                self._send_json(429, {"error": error})
+                return
+            if failure == "garbage":
+                self._send(200, b"<html><body>Bad gateway, but 200</body></html>", "text/html")
+                return
+            if failure == "slow" and controller._stopping.wait(controller.slow_seconds):
+                return
+
+            if path.endswith("/embeddings") and isinstance(body, dict):
+                self._send_json(200, controller.embeddings_response(body))
+            elif path.endswith("/chat/completions") and isinstance(body, dict):
+                self._send_json(200, controller.chat_response(body))
+            else:
+                error = {"message": f"No route {path}", "type": "invalid_request_error"}
+                self._send_json(404, {"error": error})
+
+    return Handler

@@ -1,0 +1,143 @@
+import itertools
+
+import pytest
+
+from billing.models import Usage
+from library.models import Chunk, Source
+from notebooks.models import Notebook, NotebookSource
+from retrieval.search import search_notebook
+from retrieval.services import retrieve
+
+MODEL = "fake-embed"
+QUERY = [1.0, 0.0, 0.0]
+_hashes = itertools.count()
+
+
+def make_source(notebook, *, status=Source.Status.READY, owner=None, title="doc") -> Source:
+    source = Source.objects.create(
+        owner=owner or notebook.owner,
+        kind=Source.Kind.TEXT,
+        title=title,
+        filename=f"{title}.txt",
+        sha256=f"{next(_hashes):064x}",
+        file=f"sources/{title}.txt",
+        status=status,
+    )
+    NotebookSource.objects.create(notebook=notebook, source=source)
+    return source
+
+
+def add_chunk(source, vector, *, text="", model=MODEL) -> Chunk:
+    ordinal = source.chunks.count()
+    return Chunk.objects.create(
+        source=source,
+        ordinal=ordinal,
+        text=text or f"{source.title} #{ordinal}",
+        char_start=0,
+        char_end=1,
+        embedding=vector,
+        embedding_model=model,
+    )
+
+
+def texts(hits) -> list[str]:
+    return [hit.chunk.text for hit in hits]
+
+
+def test_only_the_notebooks_ready_sources_are_searched(owner, outsider, notebook):
+    add_chunk(make_source(notebook, title="ready"), QUERY)
+    for status in (Source.Status.QUEUED, Source.Status.PROCESSING, Source.Status.FAILED):
+        add_chunk(make_source(notebook, status=status, title=status), QUERY)
+    elsewhere = Notebook.objects.create(owner=owner, title="Elsewhere")
+    add_chunk(make_source(elsewhere, title="other-notebook"), QUERY)
+    theirs = Notebook.objects.create(owner=outsider, title="Research")
+    add_chunk(make_source(theirs, title="outsiders"), QUERY)
+
+    hits = search_notebook(notebook=notebook, query_vector=QUERY, model=MODEL)
+
+    assert texts(hits) == ["ready #0"]
+
+
+def test_a_source_in_two_notebooks_is_found_once_in_each(owner, notebook):
+    source = make_source(notebook, title="shared")
+    add_chunk(source, QUERY)
+    second = Notebook.objects.create(owner=owner, title="Second")
+    NotebookSource.objects.create(notebook=second, source=source)
+
+    assert texts(search_notebook(notebook=notebook, query_vector=QUERY, model=MODEL)) == [
+        "shared #0"
+    ]
+    assert texts(search_notebook(notebook=second, query_vector=QUERY, model=MODEL)) == ["shared #0"]
+
+
+def test_vectors_of_another_embedding_model_are_never_returned(notebook):
+    source = make_source(notebook)
+    add_chunk(source, QUERY, text="ours")
+    add_chunk(source, QUERY, text="same vector, other model", model="old-model")
+    # Another model's vectors may even have another length; they must not be compared.
+    add_chunk(source, [1.0, 0.0, 0.0, 0.0], text="four dimensions", model="big-model")
+
+    hits = search_notebook(notebook=notebook, query_vector=QUERY, model=MODEL)
+
+    assert texts(hits) == ["ours"]
+
+
+def test_results_come_best_first_and_at_most_k(notebook):
+    source = make_source(notebook)
+    for text, vector in [
+        ("orthogonal", [0.0, 1.0, 0.0]),
+        ("close", [1.0, 1.0, 0.0]),
+        ("same", [2.0, 0.0, 0.0]),
+        ("opposite", [-1.0, 0.0, 0.0]),
+        ("farther", [1.0, 2.0, 0.0]),
+    ]:
+        add_chunk(source, vector, text=text)
+
+    every = search_notebook(notebook=notebook, query_vector=QUERY, model=MODEL, k=10)
+    top = search_notebook(notebook=notebook, query_vector=QUERY, model=MODEL, k=3)
+
+    assert texts(every) == ["same", "close", "farther", "orthogonal", "opposite"]
+    assert [hit.similarity for hit in every] == pytest.approx([1.0, 0.5**0.5, 0.2**0.5, 0.0, -1.0])
+    assert texts(top) == ["same", "close", "farther"]
+
+
+def test_k_defaults_to_the_setting(notebook, settings):
+    settings.RETRIEVAL_K = 2
+    source = make_source(notebook)
+    for _ in range(4):
+        add_chunk(source, QUERY)
+
+    assert len(search_notebook(notebook=notebook, query_vector=QUERY, model=MODEL)) == 2
+
+
+def test_the_floor_filters_weak_matches(notebook):
+    source = make_source(notebook)
+    add_chunk(source, [1.0, 0.0, 0.0], text="same")
+    add_chunk(source, [1.0, 1.0, 0.0], text="close")
+    add_chunk(source, [1.0, 2.0, 0.0], text="farther")
+
+    hits = search_notebook(notebook=notebook, query_vector=QUERY, model=MODEL, floor=0.5)
+
+    assert texts(hits) == ["same", "close"]
+    assert all(hit.similarity >= 0.5 for hit in hits)
+
+
+def test_an_empty_notebook_has_no_hits(notebook):
+    assert search_notebook(notebook=notebook, query_vector=QUERY, model=MODEL) == []
+
+
+def test_retrieve_embeds_the_question_once_and_searches_with_the_active_model(
+    fake_openai, owner, notebook, add_ready_source, settings
+):
+    settings.SIMILARITY_FLOOR = 0.3
+    add_ready_source(notebook, b"Grey herons wait at the edge of the pond.", "herons.txt")
+    add_ready_source(notebook, b"Sourdough bread needs a starter.", "bread.txt")
+    stale = make_source(notebook, title="stale")
+    add_chunk(stale, [1.0] * 64, text="from the old model", model="old-model")
+    Usage.objects.all().delete()
+
+    hits = retrieve(user=owner, notebook=notebook, question="Where do grey herons wait?")
+
+    assert texts(hits) == ["Grey herons wait at the edge of the pond."]
+    assert fake_openai.embedding_requests[-1].body["input"] == ["Where do grey herons wait?"]
+    assert Usage.objects.get().kind == "embedding"
