@@ -48,7 +48,8 @@ def map_markers(text: str, passage_count: int) -> MappedAnswer:
         return "".join(f"[{n}]" for n in kept)
 
     mapped = MARKER_RE.sub(replace, text)
-    mapped = re.sub(r"(\[\d+\])(?:\1)+", r"\1", mapped)  # "[1][1]" → "[1]"
+    mapped = re.sub(r"(\[\d+\])(?:\s*\1)+", r"\1", mapped)  # "[1][1]", "[1] [1]" → "[1]"
     mapped = SPACE_BEFORE_PUNCT_RE.sub(r"\1", mapped)
     mapped = DOUBLE_SPACE_RE.sub(" ", mapped)
+    mapped = re.sub(r"[ \t]+\n", "\n", mapped)  # no trailing space where a marker ended a line
     return MappedAnswer(text=mapped.strip(), order=order)

@@ -38,4 +38,6 @@ def wait_for_sources(
         if on_poll:
             on_poll(sources)
         drain_queue()
+        if all(source.is_finished for source in Source.objects.filter(pk__in=ids)):
+            continue  # done: the next loop returns without sleeping
         time.sleep(poll_seconds)

@@ -16,6 +16,14 @@ class Source(models.Model):
     class Kind(models.TextChoices):
         PDF = "pdf", "PDF"
         TEXT = "text", "Text"
+        URL = "url", "Web page"
+        IMAGE = "image", "Image"
+        AUDIO = "audio", "Audio"
+
+    class PdfCapture(models.TextChoices):
+        TEXT = "text", "Text layer only"
+        VISION = "vision", "Read every page as an image"
+        AUTO = "auto", "Text layer, images for pages without one"
 
     class Status(models.TextChoices):
         QUEUED = "queued"
@@ -30,7 +38,14 @@ class Source(models.Model):
     title = models.CharField(max_length=500)
     filename = models.CharField(max_length=500)
     sha256 = models.CharField(max_length=64)
-    file = models.FileField(upload_to=source_upload_path, max_length=500)
+    # Empty for a web page until the worker has fetched it.
+    file = models.FileField(upload_to=source_upload_path, max_length=500, blank=True)
+    url = models.URLField(max_length=2000, blank=True)
+    pdf_capture = models.CharField(
+        max_length=10, choices=PdfCapture.choices, default=PdfCapture.AUTO
+    )
+    # Which reader produced the text (e.g. "pypdf text layer", "rapidocr"), for the source info.
+    reader = models.CharField(max_length=200, blank=True)
     size_bytes = models.PositiveBigIntegerField(default=0)
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.QUEUED)
     error = models.TextField(blank=True)

@@ -82,3 +82,7 @@ def test_text_without_markers_is_unchanged():
 
     assert mapped.text == "No claim here."
     assert mapped.order == []
+
+
+def test_a_repeated_marker_separated_by_a_space_is_kept_once():
+    assert map_markers("Claim [1] [1].", 1).text == "Claim [1]."
