@@ -57,6 +57,13 @@ def fake_openai(settings):
         # The fake vectors have no negative component, so every similarity is >= 0 and a
         # floor of 0 passes every chunk (up to k), whatever words the hashes collide on.
         settings.SIMILARITY_FLOOR = 0.0
+        # Every model the fake serves has a price, as the start-up check demands.
+        settings.MODEL_PRICES = {
+            **settings.MODEL_PRICES,
+            "fake-chat": {"input_per_million": "2", "output_per_million": "8"},
+            "fake-embed": {"input_per_million": "0.1"},
+            "fake-vision": {"input_per_million": "2", "output_per_million": "8"},
+        }
         yield server
 
 

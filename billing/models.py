@@ -5,17 +5,19 @@ from django.db import models
 
 
 class Usage(models.Model):
-    """One row per model call: who caused it, which model, how much it consumed.
+    """One row per model call: who caused it, which model, how much it consumed and cost.
 
-    Prices and credit come later; the row is written now so no call goes unrecorded.
+    A call the provider billed is recorded even when what it returned was useless (an empty
+    answer, the wrong number of vectors, no text on a page): the row is written right after
+    the response arrives, before it is checked (providers/chat.py, embeddings.py, vision.py).
     """
 
     class Kind(models.TextChoices):
         EMBEDDING = "embedding"
         CHAT = "chat"
         VISION = "vision"
-        STT = "stt"
-        TTS = "tts"
+        STT = "stt", "Speech to text"
+        TTS = "tts", "Text to speech"
 
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
@@ -24,10 +26,71 @@ class Usage(models.Model):
     model = models.CharField(max_length=200)
     input_tokens = models.PositiveIntegerField(default=0)
     output_tokens = models.PositiveIntegerField(default=0)
+    seconds = models.DecimalField(max_digits=12, decimal_places=3, default=0)
+    images = models.PositiveIntegerField(default=0, help_text="Images or rendered pages.")
+    # From the model's price at the time of the call; a later price change rewrites nothing.
+    cost = models.DecimalField(max_digits=20, decimal_places=10, default=0)
+    # What the call was for; kept (as null) when that thing is deleted, as the money is spent.
+    source = models.ForeignKey(
+        "library.Source", null=True, blank=True, on_delete=models.SET_NULL, related_name="usage"
+    )
+    notebook = models.ForeignKey(
+        "notebooks.Notebook",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="usage",
+    )
+    message = models.ForeignKey(
+        "notebooks.Message",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="usage",
+    )
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
 
     class Meta:
         ordering = ["-created_at"]
+        verbose_name_plural = "usage"
 
     def __str__(self) -> str:
         return f"{self.kind} {self.model} ({self.input_tokens}+{self.output_tokens} tokens)"
+
+
+class CreditEntry(models.Model):
+    """One line of a user's credit ledger; the balance is the sum of the amounts.
+
+    Grants are positive, debits (one per priced usage row) negative. Nothing is ever
+    updated: a correction is another entry.
+    """
+
+    class Kind(models.TextChoices):
+        START = "start", "Starting credit"
+        GRANT = "grant"
+        DEBIT = "debit"
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="credit_entries"
+    )
+    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.GRANT)
+    amount = models.DecimalField(max_digits=20, decimal_places=10)
+    reason = models.CharField(max_length=500, blank=True)
+    usage = models.OneToOneField(
+        Usage, null=True, blank=True, on_delete=models.SET_NULL, related_name="debit"
+    )
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name_plural = "credit entries"
+        constraints = [
+            # The starting credit is granted on demand too (users older than billing);
+            # two requests doing so at once must not grant it twice.
+            models.UniqueConstraint(
+                fields=["user"], condition=models.Q(kind="start"), name="one_starting_credit"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} {self.amount} for {self.user}"

@@ -7,6 +7,7 @@ so a typo stops the app at start-up instead of surfacing as odd behaviour later.
 from __future__ import annotations
 
 import os
+from decimal import Decimal, InvalidOperation
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -54,3 +55,14 @@ def env_list(name: str, default: list[str]) -> list[str]:
     if not raw:
         return default
     return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def env_decimal(name: str, default: str, *, minimum: Decimal | None = None) -> Decimal:
+    raw = os.environ.get(name, "").strip() or default
+    try:
+        value = Decimal(raw)
+    except InvalidOperation as exc:
+        raise ImproperlyConfigured(f"{name} must be a number, got {raw!r}") from exc
+    if not value.is_finite() or (minimum is not None and value < minimum):
+        raise ImproperlyConfigured(f"{name} must be a number of at least {minimum}, got {raw!r}")
+    return value

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
+from billing.prices import read_prices
 from config.database import database_settings
-from config.env import env_bool, env_float, env_int, env_list, env_str
+from config.env import env_bool, env_decimal, env_float, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(env_str("LOUPE_DATA_DIR", str(BASE_DIR / "var"))).resolve()
@@ -132,8 +134,40 @@ if CHUNK_OVERLAP_TOKENS >= CHUNK_TOKENS:
     raise ImproperlyConfigured("CHUNK_OVERLAP_TOKENS must be smaller than CHUNK_TOKENS")
 RETRIEVAL_K = env_int("RETRIEVAL_K", 8, minimum=1)
 SIMILARITY_FLOOR = env_float("SIMILARITY_FLOOR", -1.0)  # -1: the active model's default
+# dense: cosine similarity alone; hybrid: fused with PostgreSQL full text in each source's
+# language (retrieval/search.py). The default is the one that measures better (README).
+RETRIEVAL_MODE = env_str("RETRIEVAL_MODE", "hybrid").lower()
+if RETRIEVAL_MODE not in {"dense", "hybrid"}:
+    raise ImproperlyConfigured(f"RETRIEVAL_MODE must be dense or hybrid, got {RETRIEVAL_MODE!r}")
 
 PDF_MAX_PAGES = env_int("PDF_MAX_PAGES", 2000, minimum=1)
+# Pages without a legible text layer (all pages in capture mode "vision") read by the vision
+# model, per upload; beyond it the source fails rather than running up a bill.
+PDF_VISION_MAX_PAGES = env_int("PDF_VISION_MAX_PAGES", 100, minimum=1)
+# Vision: with OPENAI_BASE_URL and VISION_MODEL, pages and images go to that model; otherwise
+# the local OCR (rapidocr) reads them, offline.
+VISION_MODEL = env_str("VISION_MODEL")
+IMAGE_MAX_BYTES = env_int("IMAGE_MAX_BYTES", 20 * 1024 * 1024, minimum=1)
+# Also Pillow's decompression-bomb limit (Image.MAX_IMAGE_PIXELS), set where images are opened.
+IMAGE_MAX_PIXELS = env_int("IMAGE_MAX_PIXELS", 50_000_000, minimum=1)
+
+# Web pages: the worker fetches them through ingest/url_guard.py, which connects only to
+# public addresses. Loopback (127.0.0.0/8, ::1) can be allowed for tests and local use.
+URL_ALLOW_LOOPBACK = env_bool("URL_ALLOW_LOOPBACK", False)
+URL_MAX_BYTES = env_int("URL_MAX_BYTES", 20 * 1024 * 1024, minimum=1)
+URL_TIMEOUT_SECONDS = env_float("URL_TIMEOUT_SECONDS", 20.0)
+if URL_TIMEOUT_SECONDS <= 0:
+    raise ImproperlyConfigured("URL_TIMEOUT_SECONDS must be more than 0")
+
+# Billing (billing/). Prices per model in the unit of the credit, as JSON
+# {"model": {"input_per_million": 0.15, "output_per_million": 0.6, "per_second": 0.0001,
+# "per_image": 0.002}}, from a file and/or the environment (which wins); the local models
+# are priced at zero built in. A configured model without a price stops the app at start-up.
+MODEL_PRICES = read_prices(env_str("MODEL_PRICES"), env_str("MODEL_PRICES_FILE"))
+# Credit a new user starts with; billed actions are refused (HTTP 402) once it is spent.
+STARTING_CREDIT = env_decimal("STARTING_CREDIT", "5", minimum=Decimal(0))
+# Whom the "credit spent" message tells people to ask.
+CREDIT_CONTACT = env_str("CREDIT_CONTACT", "your administrator")
 
 # Procrastinate runs jobs from PostgreSQL; tasks.py modules are discovered in every app.
 PROCRASTINATE_ON_APP_READY = None

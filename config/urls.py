@@ -10,5 +10,6 @@ urlpatterns = [
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("notebooks/", include("notebooks.urls")),
+    path("usage/", include("billing.urls")),
     path("admin/", admin.site.urls),
 ]

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from django.contrib.auth.models import User
 from django.db import transaction
 
+from billing.services import require_credit, usage_for
 from generation import extractive, prompts
 from generation.citations import map_markers
 from library.models import Source
@@ -27,6 +28,24 @@ class Answer:
 
 
 def answer_question(
+    *,
+    user: User,
+    notebook: Notebook,
+    question: str,
+    conversation: Conversation | None = None,
+) -> Answer:
+    """Answer a question at the user's expense: refused (CreditSpent) once the credit is
+    spent; the usage rows of its model calls point at the notebook and the answer."""
+    require_credit(user)
+    with usage_for(notebook_id=notebook.pk) as billed:
+        answer = _answer_question(
+            user=user, notebook=notebook, question=question, conversation=conversation
+        )
+    billed.attach(message_id=answer.message.pk)
+    return answer
+
+
+def _answer_question(
     *,
     user: User,
     notebook: Notebook,

@@ -4,17 +4,24 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.core.files.base import File
+from django.contrib.postgres.search import SearchVector
+from django.core.files.base import ContentFile, File
 from django.db import IntegrityError, transaction
 
+from billing.services import credit_spent_message, has_credit, usage_for
 from ingest.chunker import chunk_passages
-from ingest.loaders import detect_kind, load_passages
-from ingest.passages import LoaderError
+from ingest.fetch import Fetched, fetch
+from ingest.loaders import detect_kind, html, load_passages
+from ingest.passages import LoaderError, Passage
+from ingest.url_guard import UrlRefused, parse_url
+from library.languages import detect_language, search_config
 from library.models import Chunk, Source
 from notebooks.models import Notebook, NotebookSource
 from providers import embeddings
@@ -52,8 +59,12 @@ def _hash_and_size(upload: File) -> tuple[str, int, bytes]:
     return digest.hexdigest(), size, head
 
 
-def add_source(*, owner: User, notebook: Notebook, upload: File) -> AddedSource:
+def add_source(
+    *, owner: User, notebook: Notebook, upload: File, pdf_capture: str | None = None
+) -> AddedSource:
     """Store an upload in the owner's library, link it to the notebook and queue it.
+
+    `pdf_capture` (text, vision or auto; None: auto) is how a new PDF source is read.
 
     The same bytes from the same owner link the existing source: nothing is stored or
     embedded twice. A source that failed before is queued again, since the cause (a
@@ -69,6 +80,12 @@ def add_source(*, owner: User, notebook: Notebook, upload: File) -> AddedSource:
         kind = detect_kind(filename, head)
     except LoaderError as exc:
         raise UploadRejected(str(exc)) from exc
+    pdf_capture = pdf_capture or Source.PdfCapture.AUTO
+    if pdf_capture not in Source.PdfCapture.values:
+        raise UploadRejected(
+            f"Unknown PDF capture mode {pdf_capture!r}; use one of "
+            f"{', '.join(Source.PdfCapture.values)}."
+        )
 
     with transaction.atomic():
         source = Source.objects.select_for_update().filter(owner=owner, sha256=sha256).first()
@@ -77,6 +94,7 @@ def add_source(*, owner: User, notebook: Notebook, upload: File) -> AddedSource:
             source = Source(
                 owner=owner,
                 kind=kind,
+                pdf_capture=pdf_capture,
                 title=Path(filename).stem or filename,
                 filename=filename,
                 sha256=sha256,
@@ -102,6 +120,12 @@ def add_source(*, owner: User, notebook: Notebook, upload: File) -> AddedSource:
 
 
 def process_source(*, source_id: int) -> Source:
+    """Process a source at its owner's expense; its usage rows point at the source."""
+    with usage_for(source_id=source_id):
+        return _process_source(source_id=source_id)
+
+
+def _process_source(*, source_id: int) -> Source:
     """Read, chunk and embed a source; it ends ready, or failed with a reason.
 
     Chunks and vectors are written in one transaction at the end, so a crash at any
@@ -117,9 +141,22 @@ def process_source(*, source_id: int) -> Source:
         source.save(
             update_fields=["status", "error", "progress_done", "progress_total", "updated_at"]
         )
+    # Checked when the work starts, not only at upload: the queue may have waited while
+    # other work spent the credit. Retrying the source after a grant processes it.
+    if not has_credit(source.owner):
+        _fail(source, credit_spent_message())
+        return source
 
     try:
-        passages, page_count = load_passages(source.kind, Path(source.file.path))
+        if source.kind == Source.Kind.URL:
+            passages, page_count = _fetch_and_load(source)
+        else:
+            passages, page_count, source.reader = load_passages(
+                source.kind,
+                Path(source.file.path),
+                pdf_capture=source.pdf_capture,
+                user=source.owner,
+            )
         drafts = chunk_passages(
             passages, window=settings.CHUNK_TOKENS, overlap=settings.CHUNK_OVERLAP_TOKENS
         )
@@ -149,6 +186,12 @@ def process_source(*, source_id: int) -> Source:
                 )
                 for ordinal, (draft, vector) in enumerate(zip(drafts, vectors, strict=True))
             )
+            # The full-text vectors, stemmed in the source's language, in the same transaction.
+            source.language = detect_language(" ".join(draft.text for draft in drafts[:20]))
+            source.search_config = search_config(source.language)
+            Chunk.objects.filter(source=source).update(
+                search_vector=SearchVector("text", config=source.search_config)
+            )
             source.status = Source.Status.READY
             source.page_count = page_count
             source.chunk_count = len(drafts)
@@ -167,3 +210,126 @@ def _fail(source: Source, message: str) -> None:
     source.status = Source.Status.FAILED
     source.error = message
     source.save(update_fields=["status", "error", "updated_at"])
+
+
+WEB_PAGE_TYPES = {"text/html", "application/xhtml+xml"}
+SCHEME_PREFIX = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
+
+
+def normalise_url(url: str) -> str:
+    """The form that two additions of the same page share: scheme and host in lower case,
+    the default port and the #fragment dropped. Raises UrlRefused for a URL of the wrong form.
+    """
+    parts = parse_url(url)
+    scheme = parts.scheme.lower()
+    host = parts.hostname or ""
+    netloc = f"[{host}]" if ":" in host else host
+    if parts.port and parts.port != (443 if scheme == "https" else 80):
+        netloc += f":{parts.port}"
+    return urlunsplit((scheme, netloc, parts.path or "/", parts.query, ""))
+
+
+def add_url(
+    *, owner: User, notebook: Notebook, url: str, pdf_capture: str | None = None
+) -> AddedSource:
+    """Add a web page to the owner's library, link it to the notebook and queue its fetch.
+
+    `pdf_capture` is how the page is read should it turn out to be a PDF (None: auto).
+
+    Only the form of the URL is checked here; the worker resolves the host and fetches it
+    through the guard. The same URL from the same owner links the existing source: its
+    key (`sha256`) is the hash of the normalised URL, as there are no bytes yet.
+    """
+    from ingest.tasks import ingest_source
+
+    url = url.strip()
+    if not url:
+        raise UploadRejected("Enter the address of a web page, starting with https://.")
+    if not SCHEME_PREFIX.match(url):
+        url = "https://" + url  # "example.org/page", as people type it
+    try:
+        normalised = normalise_url(url)
+    except UrlRefused as exc:
+        raise UploadRejected(str(exc)) from exc
+    max_length = Source._meta.get_field("url").max_length or 2000
+    if len(normalised) > max_length:
+        raise UploadRejected(f"This web address is longer than {max_length} characters.")
+    sha256 = hashlib.sha256(f"url:{normalised}".encode()).hexdigest()
+    pdf_capture = pdf_capture or Source.PdfCapture.AUTO
+    if pdf_capture not in Source.PdfCapture.values:
+        raise UploadRejected(f"Unknown PDF capture mode {pdf_capture!r}.")
+
+    with transaction.atomic():
+        source = Source.objects.select_for_update().filter(owner=owner, sha256=sha256).first()
+        created = source is None
+        if source is None:
+            source = Source(
+                owner=owner,
+                kind=Source.Kind.URL,
+                pdf_capture=pdf_capture,
+                title=normalised[:500],
+                url=normalised,
+                sha256=sha256,
+            )
+            try:
+                with transaction.atomic():
+                    source.save()
+            except IntegrityError:
+                # Another request added the same page a moment ago; use theirs.
+                source = Source.objects.get(owner=owner, sha256=sha256)
+                created = False
+        NotebookSource.objects.get_or_create(notebook=notebook, source=source)
+        if created or source.status == Source.Status.FAILED:
+            source.status = Source.Status.QUEUED
+            source.error = ""
+            source.save(update_fields=["status", "error", "updated_at"])
+            ingest_source.defer(source_id=source.pk)
+    return AddedSource(source=source, created=created)
+
+
+def _web_kind(fetched: Fetched) -> str:
+    """Which loader reads the fetched bytes: the Content-Type decides, the bytes only
+    when the server sent none (or the generic application/octet-stream)."""
+    head = fetched.content[:1024]
+    if fetched.content_type in WEB_PAGE_TYPES:
+        return "html"
+    if fetched.content_type == "application/pdf":
+        return "pdf"
+    if fetched.content_type in {"text/plain", "text/markdown"}:
+        return "text"
+    if fetched.content_type in {"", "application/octet-stream"}:
+        if b"%PDF-" in head:
+            return "pdf"
+        if head.lstrip().lower().startswith((b"<!doctype html", b"<html")):
+            return "html"
+    shown = fetched.content_type or "no content type"
+    raise LoaderError(
+        f"{fetched.url} is {shown}, which Loupe cannot read from the web: it reads web "
+        "pages (HTML), PDFs and plain text."
+    )
+
+
+def _fetch_and_load(source: Source) -> tuple[list[Passage], int | None]:
+    """Fetch a web source through the guard, keep the bytes as its file and read them."""
+    fetched = fetch(source.url)
+    kind = _web_kind(fetched)
+    suffix = {"html": ".html", "pdf": ".pdf", "text": ".txt"}[kind]
+    stem = Path(unquote(urlsplit(fetched.url).path)).stem[:100] or "page"
+    if source.file:
+        source.file.delete(save=False)  # fetched again: the page may have changed
+    source.file.save(f"{stem}{suffix}", ContentFile(fetched.content), save=False)
+    source.filename = Path(source.file.name or "").name
+    source.size_bytes = len(fetched.content)
+    page_count: int | None = None
+    if kind == "html":
+        page = html.extract(fetched.content, charset=fetched.charset)
+        passages = page.passages
+        source.title = (page.title or source.url)[:500]
+        source.reader = html.READER
+    else:
+        passages, page_count, reader = load_passages(
+            kind, Path(source.file.path), pdf_capture=source.pdf_capture, user=source.owner
+        )
+        source.reader = f"PDF from the web ({reader})" if kind == "pdf" else reader
+    source.save(update_fields=["file", "filename", "size_bytes", "title", "reader", "updated_at"])
+    return passages, page_count

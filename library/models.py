@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVectorField
 from django.db import models
 from pgvector.django import VectorField
 
@@ -51,6 +53,11 @@ class Source(models.Model):
     error = models.TextField(blank=True)
     page_count = models.PositiveIntegerField(null=True, blank=True)
     chunk_count = models.PositiveIntegerField(default=0)
+    # Detected at ingest (ISO 639-1, "" when unknown). `search_config` is the PostgreSQL text
+    # search configuration its chunks' search vectors were made with; a search stems the
+    # question with the same one, so both sides' words meet.
+    language = models.CharField(max_length=8, blank=True)
+    search_config = models.CharField(max_length=40, default="simple")
     # Progress of the slow part (embedding), written outside the final transaction so
     # the page can show it while the source processes.
     progress_done = models.PositiveIntegerField(default=0)
@@ -87,13 +94,19 @@ class Chunk(models.Model):
     # vectors beside the old ones before switching.
     embedding = VectorField()
     embedding_model = models.CharField(max_length=200)
+    # to_tsvector(source.search_config, text), written with the chunks. A plain column, not a
+    # generated one: a generated column cannot read the source's configuration.
+    search_vector = SearchVectorField(null=True)
 
     class Meta:
         ordering = ["source_id", "ordinal"]
         constraints = [
             models.UniqueConstraint(fields=["source", "ordinal"], name="chunk_unique_ordinal")
         ]
-        indexes = [models.Index(fields=["embedding_model", "source"])]
+        indexes = [
+            models.Index(fields=["embedding_model", "source"]),
+            GinIndex(fields=["search_vector"], name="chunk_search_vector_gin"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.source_id}#{self.ordinal}"

@@ -13,8 +13,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.middleware import HtmxDetails
 
+from billing.decorators import credit_required, credit_spent_response
+from billing.services import CreditSpent
 from generation.answering import answer_question
-from ingest.services import UploadRejected, add_source
+from ingest.services import UploadRejected, add_source, add_url
 from notebooks.models import Citation, Conversation, Message, Notebook, NotebookSource
 from notebooks.services import NotebookTitleTaken, create_notebook
 from providers.errors import ProviderError
@@ -90,6 +92,7 @@ def sources(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
+@credit_required
 def upload(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
     notebook = _get_notebook_for_user(request, notebook_id)
     files = request.FILES.getlist("files")
@@ -122,6 +125,36 @@ def upload(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
+@credit_required
+def add_web_page(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
+    notebook = _get_notebook_for_user(request, notebook_id)
+    notes: list[tuple[str, str]] = []
+    try:
+        added = add_url(owner=request.user, notebook=notebook, url=request.POST.get("url", ""))
+    except UploadRejected as exc:
+        notes.append(("error", str(exc)))
+    else:
+        if not added.created:
+            notes.append(
+                (
+                    "info",
+                    f"{added.source.url} is already in your library as “{added.source.title}”; "
+                    "it was not fetched again.",
+                )
+            )
+
+    if request.htmx:
+        context = _sources_context(notebook)
+        context.update({"upload_notes": notes, "oob": True})
+        return render(request, "notebooks/detail.html#upload_result", context)
+    for level, text in notes:
+        messages.add_message(request, messages.ERROR if level == "error" else messages.INFO, text)
+    return redirect("notebooks:detail", notebook_id=notebook.pk)
+
+
+@login_required
+@require_POST
+@credit_required
 def ask(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
     notebook = _get_notebook_for_user(request, notebook_id)
     conversation = None
@@ -135,6 +168,8 @@ def ask(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
         answer = answer_question(
             user=request.user, notebook=notebook, question=question, conversation=conversation
         )
+    except CreditSpent:  # spent by another request since the check above
+        return credit_spent_response(request)
     except (ProviderError, ValueError) as exc:
         if not request.htmx:
             messages.error(request, str(exc))

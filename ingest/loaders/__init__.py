@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NamedTuple
 
-from ingest.loaders import pdf, text
+from django.contrib.auth.models import User
+
+from ingest.loaders import image, pdf, text
 from ingest.passages import LoaderError, Passage
 
 TEXT_SUFFIXES = {".txt", ".md", ".markdown", ".text", ".rst", ".csv"}
@@ -14,19 +17,33 @@ def detect_kind(filename: str, head: bytes) -> str:
     """Name the kind of an upload from its first bytes, falling back to its name."""
     if head.lstrip(b"\x00\t\n\r ").startswith(b"%PDF-") or b"%PDF-" in head[:1024]:
         return "pdf"
+    if image.is_image(head):
+        return "image"
     if Path(filename).suffix.lower() in TEXT_SUFFIXES:
         return "text"
     if text.looks_like_text(head):
         return "text"
     raise LoaderError(
-        f"{filename!r} is not a file Loupe can read yet: upload a PDF, a text or a Markdown file."
+        f"{filename!r} is not a file Loupe can read yet: upload a PDF, an image (PNG, JPEG, "
+        "WebP, GIF, TIFF), a text or a Markdown file."
     )
 
 
-def load_passages(kind: str, path: Path) -> tuple[list[Passage], int | None]:
-    """Return the source's passages and its page count (None for kinds without pages)."""
+class Loaded(NamedTuple):
+    passages: list[Passage]
+    page_count: int | None  # None for kinds without pages
+    reader: str  # what produced the text, for the source info: "pypdf text layer", "rapidocr"
+
+
+def load_passages(
+    kind: str, path: Path, *, pdf_capture: str = "text", user: User | None = None
+) -> Loaded:
+    """Read a stored file; `user` is billed for the model calls that reading makes."""
     if kind == "pdf":
-        return pdf.load(path)
+        return Loaded(*pdf.load(path, capture=pdf_capture, user=user))
+    if kind == "image":
+        passages, reader = image.load(path, user=user)
+        return Loaded(passages, None, reader)
     if kind == "text":
-        return text.load(path), None
+        return Loaded(text.load(path), None, "text file")
     raise LoaderError(f"There is no loader for sources of kind {kind!r}.")

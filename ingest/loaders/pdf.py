@@ -1,21 +1,42 @@
-"""PDFs by their text layer, one passage per page (vision capture comes with its own issue)."""
+"""PDFs, one passage per page, read in one of three capture modes.
+
+- `text`: the text layer only (pypdf); pages without a legible one are skipped.
+- `vision`: every page rendered (pypdfium2, 150 dpi) and read by the vision reader.
+- `auto`: the text layer where it is legible, the vision reader for the other pages.
+"""
 
 from __future__ import annotations
 
 import logging
+import math
+import threading
 import unicodedata
+from collections.abc import Iterator
 from pathlib import Path
 
+import pypdfium2 as pdfium
 from django.conf import settings
+from django.contrib.auth.models import User
+from PIL import Image
 from pypdf import PdfReader
 from pypdf.errors import FileNotDecryptedError, PdfReadError
 
 from ingest.passages import LoaderError, Passage
+from providers import vision
 
 logger = logging.getLogger(__name__)
 
 MIN_VISIBLE_CHARS = 20
 MIN_LETTER_SHARE = 0.6
+
+CAPTURE_MODES = ("text", "vision", "auto")
+TEXT_READER = "pypdf text layer"
+RENDER_DPI = 150
+# A poster-sized page at 150 dpi would need gigabytes; such pages are rendered smaller.
+RENDER_MAX_PIXELS = 25_000_000
+
+# PDFium may not be called from two threads at once, not even for different documents.
+_pdfium_lock = threading.Lock()
 
 
 def is_legible(page_text: str) -> bool:
@@ -54,8 +75,7 @@ def open_reader(path: Path) -> PdfReader:
         raise LoaderError(f"This file could not be read as a PDF ({exc}). Is it damaged?") from exc
 
 
-def load(path: Path) -> tuple[list[Passage], int]:
-    reader = open_reader(path)
+def count_pages(reader: PdfReader) -> int:
     try:
         page_count = len(reader.pages)
     except FileNotDecryptedError as exc:
@@ -71,23 +91,108 @@ def load(path: Path) -> tuple[list[Passage], int]:
             f"This PDF has {page_count} pages; Loupe reads at most {settings.PDF_MAX_PAGES} "
             "pages per PDF (PDF_MAX_PAGES). Split it into smaller files."
         )
-    passages: list[Passage] = []
-    unreadable_pages = 0
+    return page_count
+
+
+def legible_text_layer(reader: PdfReader, path: Path) -> dict[int, str]:
+    """The text of every page (numbered from 1) whose text layer is legible."""
+    texts: dict[int, str] = {}
     for number, page in enumerate(reader.pages, start=1):
         try:
             page_text = page.extract_text() or ""
         except Exception as exc:  # one broken page must not lose the others
             logger.warning("page %s of %s could not be read: %s", number, path.name, exc)
-            unreadable_pages += 1
             continue
         # NFKC folds ligatures ("ﬁ" → "fi") and presentation forms, so words match searches.
         page_text = unicodedata.normalize("NFKC", page_text).replace("\x00", "")
         if is_legible(page_text):
-            passages.append(Passage(text=page_text, page=number))
-    if not passages:
+            texts[number] = page_text
+    return texts
+
+
+def load(
+    path: Path, *, capture: str = "text", user: User | None = None
+) -> tuple[list[Passage], int, str]:
+    """The passages of a PDF, its page count, and which reader produced the text."""
+    if capture not in CAPTURE_MODES:
         raise LoaderError(
-            f"None of this PDF's {page_count} pages has a readable text layer (capture mode "
-            "'text'): it is probably scanned or made of images. Reading scanned pages needs "
-            "the vision capture mode, which this installation does not offer yet."
+            f"Unknown PDF capture mode {capture!r}; use one of {', '.join(CAPTURE_MODES)}."
         )
-    return passages, page_count
+    reader = open_reader(path)
+    page_count = count_pages(reader)
+    texts = {} if capture == "vision" else legible_text_layer(reader, path)
+    if capture == "text":
+        if not texts:
+            raise LoaderError(
+                f"None of this PDF's {page_count} pages has a readable text layer (capture "
+                "mode 'text'): it is probably scanned or made of images. Add it with the "
+                "capture mode 'auto' or 'vision' to read its pages as images."
+            )
+        passages = [Passage(text=text, page=number) for number, text in texts.items()]
+        return passages, page_count, TEXT_READER
+
+    to_read = [number for number in range(1, page_count + 1) if number not in texts]
+    if len(to_read) > settings.PDF_VISION_MAX_PAGES:
+        which = "pages" if capture == "vision" else "pages without a readable text layer"
+        raise LoaderError(
+            f"This PDF has {len(to_read)} {which} to read as images; Loupe reads at most "
+            f"{settings.PDF_VISION_MAX_PAGES} such pages per upload (PDF_VISION_MAX_PAGES). "
+            "Split it into smaller files"
+            + (", or add it with the capture mode 'text'." if capture == "auto" else ".")
+        )
+    seen: dict[int, str] = {}
+    vision_reader = vision.active_reader()
+    for number, image in render_pages(path, to_read):
+        result = vision.read_image(image, user=user)
+        vision_reader = result.reader
+        if result.text.strip():
+            seen[number] = result.text
+    if not texts and not seen:
+        raise LoaderError(
+            f"No text could be read from any of this PDF's {page_count} pages (capture mode "
+            f"'{capture}', read by {vision_reader}): its pages look blank or hold pictures "
+            "without words."
+        )
+    passages = [Passage(text=text, page=number) for number, text in sorted((texts | seen).items())]
+    if not texts:
+        return passages, page_count, vision_reader
+    if not seen:
+        return passages, page_count, TEXT_READER
+    pages = "page" if len(seen) == 1 else "pages"
+    return passages, page_count, f"{TEXT_READER} + {vision_reader} ({len(seen)} {pages})"
+
+
+def render_pages(path: Path, numbers: list[int]) -> Iterator[tuple[int, Image.Image]]:
+    """Render the given pages (numbered from 1) upright, as the PDF's /Rotate says."""
+    if not numbers:
+        return
+    try:
+        with _pdfium_lock:
+            document = pdfium.PdfDocument(path)
+    except pdfium.PdfiumError as exc:
+        raise LoaderError(f"This PDF's pages could not be rendered as images ({exc}).") from exc
+    try:
+        for number in numbers:
+            try:
+                with _pdfium_lock:
+                    image = _render(document, number - 1)
+            except Exception as exc:  # one broken page must not lose the others
+                logger.warning("page %s of %s could not be rendered: %s", number, path.name, exc)
+                continue
+            yield number, image
+    finally:
+        with _pdfium_lock:
+            document.close()
+
+
+def _render(document: pdfium.PdfDocument, index: int) -> Image.Image:
+    page = document[index]
+    try:
+        width, height = page.get_size()
+        scale = RENDER_DPI / 72
+        if width * height * scale * scale > RENDER_MAX_PIXELS:
+            scale = math.sqrt(RENDER_MAX_PIXELS / (width * height))
+        # convert() copies the pixels out of PDFium's buffer, which is freed with the bitmap.
+        return page.render(scale=scale).to_pil().convert("RGB")
+    finally:
+        page.close()

@@ -109,10 +109,10 @@ def test_an_empty_upload_is_rejected(owner, notebook, media_root):
 
 
 def test_an_upload_of_an_unknown_kind_is_rejected(owner, notebook):
-    blob = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256))
+    blob = b"PK\x03\x04\x14\x00\x00\x00\x08\x00" + bytes(range(256))
 
-    with pytest.raises(UploadRejected, match="photo.png"):
-        add_source(owner=owner, notebook=notebook, upload=upload(blob, name="photo.png"))
+    with pytest.raises(UploadRejected, match="archive.zip"):
+        add_source(owner=owner, notebook=notebook, upload=upload(blob, name="archive.zip"))
 
     assert Source.objects.count() == 0
 

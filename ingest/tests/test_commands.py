@@ -72,7 +72,8 @@ def test_a_failing_file_makes_ingest_exit_1_with_its_error_in_its_line(fake_open
     good, scan, missing = (json.loads(line) for line in out.getvalue().splitlines())
     assert good["status"] == "ready"
     assert (scan["name"], scan["status"]) == ("cmyk-image.pdf", "failed")
-    assert "readable text layer" in scan["error"]
+    assert "No text could be read" in scan["error"]
+    assert "capture mode 'auto'" in scan["error"]
     assert (missing["status"], missing["source_id"]) == ("failed", None)
     assert "no such file" in missing["error"]
 
@@ -88,7 +89,9 @@ def test_ask_prints_the_answer_and_citations_from_the_pdf_as_json(fake_openai):
     assert payload["mode"] == "llm"
     assert [citation["n"] for citation in payload["citations"]] == [1, 2]
     source = Source.objects.get()
-    pages = {passage.page: passage.text for passage in load_passages("pdf", Path(FOUR_PAGES))[0]}
+    pages = {
+        passage.page: passage.text for passage in load_passages("pdf", Path(FOUR_PAGES)).passages
+    }
     for citation in payload["citations"]:
         assert set(citation) == CITATION_KEYS
         assert (citation["source_id"], citation["source"]) == (source.pk, "pdflatex-4-pages")

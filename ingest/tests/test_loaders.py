@@ -18,16 +18,17 @@ INDEX = index_rows()
 
 
 def test_a_one_page_pdf_gives_its_text_as_page_one():
-    passages, page_count = load_passages("pdf", PDFS / "pypdf/crazyones.pdf")
+    passages, page_count, reader = load_passages("pdf", PDFS / "pypdf/crazyones.pdf")
 
     assert page_count == 1
+    assert reader == "pypdf text layer"
     assert [passage.page for passage in passages] == [1]
     assert passages[0].text.startswith("The Crazy Ones")
     assert "the round pegs in the square holes" in passages[0].text.lower()
 
 
 def test_each_page_of_a_multi_page_pdf_keeps_its_number():
-    passages, page_count = load_passages("pdf", PDFS / "sample-files/pdflatex-4-pages.pdf")
+    passages, page_count, _ = load_passages("pdf", PDFS / "sample-files/pdflatex-4-pages.pdf")
 
     assert page_count == 4
     assert [passage.page for passage in passages] == [1, 2, 3, 4]
@@ -36,7 +37,9 @@ def test_each_page_of_a_multi_page_pdf_keeps_its_number():
 
 
 def test_an_illegible_page_is_skipped_without_renumbering_the_others():
-    passages, page_count = load_passages("pdf", PDFS / "pypdf/GeoBase_NHNC1_Data_Model_UML_EN.pdf")
+    passages, page_count, _ = load_passages(
+        "pdf", PDFS / "pypdf/GeoBase_NHNC1_Data_Model_UML_EN.pdf"
+    )
 
     pages = [passage.page for passage in passages]
     assert page_count == 19
@@ -45,7 +48,7 @@ def test_an_illegible_page_is_skipped_without_renumbering_the_others():
 
 
 def test_a_pdf_encrypted_with_the_empty_password_opens():
-    passages, page_count = load_passages("pdf", PDFS / "pypdf/r3-empty-password.pdf")
+    passages, page_count, _ = load_passages("pdf", PDFS / "pypdf/r3-empty-password.pdf")
 
     assert page_count == 1
     assert "pdf encryption test" in passages[0].text
@@ -64,7 +67,7 @@ def test_an_image_only_pdf_fails_naming_the_text_capture_mode():
         load_passages("pdf", PDFS / "sample-files/cmyk-image.pdf")
 
     assert "capture mode 'text'" in str(failure.value)
-    assert "vision" in str(failure.value)
+    assert "'vision'" in str(failure.value)
 
 
 def test_an_encrypted_image_only_pdf_opens_then_fails_for_lack_of_text():
@@ -100,19 +103,35 @@ def test_a_damaged_pdf_fails_with_a_readable_loader_error(tmp_path, damage):
 ALL_PDFS = sorted(PDFS.glob("*/*.pdf"))
 
 
+READ_BY_VISION = "Text that the vision model read from the picture of a page."
+
+
+@pytest.mark.django_db
 @pytest.mark.parametrize("path", ALL_PDFS, ids=[f"{p.parent.name}/{p.name}" for p in ALL_PDFS])
-def test_every_sample_pdf_gives_passages_or_a_loader_error(path):
+def test_every_sample_pdf_gives_passages_or_a_loader_error_in_auto_mode(
+    path, fake_openai, settings
+):
+    """Auto, the default mode, on every real PDF: legible text layers are used as they are,
+    every other page is rendered and sent to the vision model (the fake server here; the
+    real local OCR has its own tests in test_pdf_capture.py)."""
+    settings.VISION_MODEL = "fake-vision"
+    fake_openai.vision_replies.extend([READ_BY_VISION] * settings.PDF_VISION_MAX_PAGES)
     row = INDEX.get(f"{path.parent.name}/{path.name}", {})
     started = time.monotonic()
     try:
-        passages, page_count = load_passages("pdf", path)
+        passages, page_count, reader = load_passages("pdf", path, pdf_capture="auto")
     except LoaderError as exc:
         outcome: str | list = str(exc)
     else:
         outcome = passages
         assert passages
         assert all(1 <= passage.page <= page_count for passage in passages)
-        assert all(pdf.is_legible(passage.text) for passage in passages)
+        from_text_layer = [passage for passage in passages if passage.text != READ_BY_VISION]
+        assert all(pdf.is_legible(passage.text) for passage in from_text_layer)
+        # Exactly the pages without a legible text layer went to vision, one call each.
+        assert len(fake_openai.vision_requests) == page_count - len(from_text_layer)
+        assert len(passages) == page_count
+        assert reader.startswith("pypdf text layer") == bool(from_text_layer)
     assert time.monotonic() - started < 60
 
     # What the collection's index says about a file must match what the loader does.
@@ -120,7 +139,7 @@ def test_every_sample_pdf_gives_passages_or_a_loader_error(path):
     if protected:
         assert isinstance(outcome, str)
         assert "password" in outcome
-    elif row.get("text_layer", "").startswith("no") or row.get("error"):
+    elif row.get("error"):
         assert isinstance(outcome, str)
         assert outcome
     elif int(row.get("text_chars") or 0) >= 500:
@@ -159,9 +178,10 @@ def test_a_text_file_is_one_passage_with_unix_newlines(tmp_path):
     path = tmp_path / "notes.md"
     path.write_bytes(b"# Notes\r\nFirst line\r\nSecond line\r\n")
 
-    passages, page_count = load_passages("text", path)
+    passages, page_count, reader = load_passages("text", path)
 
     assert page_count is None
+    assert reader == "text file"
     assert [(passage.text, passage.page) for passage in passages] == [
         ("# Notes\nFirst line\nSecond line\n", None)
     ]
@@ -185,13 +205,13 @@ def test_text_is_recognised_by_suffix_or_by_content():
 
 
 def test_a_binary_blob_is_rejected_with_a_message():
-    png_head = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x01\x00" + bytes(range(256))
+    zip_head = b"PK\x03\x04\x14\x00\x00\x00\x08\x00" + bytes(range(256))
 
     with pytest.raises(LoaderError) as failure:
-        detect_kind("photo.png", png_head)
+        detect_kind("archive.zip", zip_head)
 
-    assert "photo.png" in str(failure.value)
-    assert "upload a PDF, a text or a Markdown file" in str(failure.value)
+    assert "archive.zip" in str(failure.value)
+    assert "upload a PDF, an image" in str(failure.value)
 
 
 def test_an_unknown_kind_has_no_loader(tmp_path):

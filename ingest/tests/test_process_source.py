@@ -110,7 +110,8 @@ def test_a_source_without_a_text_layer_fails_with_the_loaders_reason(fake_openai
 
     source.refresh_from_db()
     assert source.status == Source.Status.FAILED
-    assert "readable text layer" in source.error
+    assert "No text could be read" in source.error
+    assert "capture mode 'auto'" in source.error
     assert fake_openai.requests == []
 
 

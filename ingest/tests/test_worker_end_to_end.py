@@ -46,7 +46,7 @@ def test_waiting_for_sources_drains_the_queue_until_each_is_finished(fake_openai
 
     assert finished[good.pk].status == Source.Status.READY
     assert finished[bad.pk].status == Source.Status.FAILED
-    assert "readable text layer" in finished[bad.pk].error
+    assert "No text could be read" in finished[bad.pk].error
     assert not ProcrastinateJob.objects.filter(status="todo").exists()
 
 

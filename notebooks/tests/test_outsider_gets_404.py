@@ -83,6 +83,7 @@ def test_conversation_of_another_notebook_is_404(client, owner, notebook):
         ("get", "notebooks:detail", True),
         ("get", "notebooks:sources", True),
         ("post", "notebooks:upload", True),
+        ("post", "notebooks:add_url", True),
         ("post", "notebooks:ask", True),
     ],
 )

@@ -1,7 +1,8 @@
 """A real HTTP server on 127.0.0.1 that speaks enough of the OpenAI API for the tests.
 
 Embeddings are a hashed bag of words, so texts that share words are similar and the same
-text always gets the same vector. Chat replies come from a queue the test fills. The server
+text always gets the same vector. Chat replies come from a queue the test fills; a chat
+request with an image in it (a vision request) takes its reply from a second queue. The server
 can also misbehave on purpose (HTTP 500, 429, too slow, or a body that is not JSON) for the
 next few requests, and it records every request so a test can read what was sent.
 """
@@ -41,6 +42,35 @@ def count_words(text: str) -> int:
     return len(WORD_RE.findall(text))
 
 
+IMAGE_TOKENS = 85  # what OpenAI bills a low-detail image; any fixed number serves the tests
+
+
+def content_tokens(content: Any) -> int:
+    """Words of a message's text; an image part counts a fixed number, not its base64."""
+    if isinstance(content, list):
+        return sum(
+            IMAGE_TOKENS if part.get("type") == "image_url" else count_words(part.get("text", ""))
+            for part in content
+            if isinstance(part, dict)
+        )
+    return count_words(str(content))
+
+
+def is_vision_request(body: Any) -> bool:
+    """A chat completion whose messages carry an image part."""
+    if not isinstance(body, dict):
+        return False
+    return any(
+        isinstance(message.get("content"), list)
+        and any(
+            isinstance(part, dict) and part.get("type") == "image_url"
+            for part in message["content"]
+        )
+        for message in body.get("messages", [])
+        if isinstance(message, dict)
+    )
+
+
 @dataclass
 class RecordedRequest:
     path: str
@@ -62,6 +92,7 @@ class FakeOpenAI:
 
     base_url: str = ""
     chat_replies: list[str] = field(default_factory=list)
+    vision_replies: list[str] = field(default_factory=list)
     requests: list[RecordedRequest] = field(default_factory=list)
     # Answer embeddings with this many dimensions whatever the request asks for.
     force_dimensions: int | None = None
@@ -91,6 +122,10 @@ class FakeOpenAI:
     def chat_requests(self) -> list[RecordedRequest]:
         return [request for request in self.requests if request.path.endswith("/completions")]
 
+    @property
+    def vision_requests(self) -> list[RecordedRequest]:
+        return [request for request in self.chat_requests if is_vision_request(request.body)]
+
     def _take_failure(self, path: str) -> str | None:
         with self._lock:
             for failure in self._failures:
@@ -108,10 +143,11 @@ class FakeOpenAI:
         with self._lock:
             self.requests.append(RecordedRequest(path=path, body=body, answered_with=answered_with))
 
-    def _next_chat_reply(self) -> str:
+    def _next_chat_reply(self, *, vision: bool = False) -> str:
         with self._lock:
-            if self.chat_replies:
-                return self.chat_replies.pop(0)
+            queue = self.vision_replies if vision else self.chat_replies
+            if queue:
+                return queue.pop(0)
         return "The fake server has no scripted reply."
 
     def embeddings_response(self, body: dict[str, Any]) -> dict[str, Any]:
@@ -135,10 +171,8 @@ class FakeOpenAI:
         }
 
     def chat_response(self, body: dict[str, Any]) -> dict[str, Any]:
-        text = self._next_chat_reply()
-        prompt_tokens = sum(
-            count_words(str(m.get("content", ""))) for m in body.get("messages", [])
-        )
+        text = self._next_chat_reply(vision=is_vision_request(body))
+        prompt_tokens = sum(content_tokens(m.get("content", "")) for m in body.get("messages", []))
         completion_tokens = count_words(text)
         return {
             "id": f"chatcmpl-fake-{len(self.requests)}",

@@ -6,6 +6,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from billing.services import CreditSpent
 from generation.answering import answer_question
 from notebooks.models import Notebook
 from providers.errors import ProviderError
@@ -33,7 +34,7 @@ class Command(BaseCommand):
             )
         try:
             answer = answer_question(user=user, notebook=notebook, question=options["question"])
-        except (ProviderError, ValueError) as exc:
+        except (CreditSpent, ProviderError, ValueError) as exc:
             raise CommandError(str(exc)) from exc
 
         citations = [

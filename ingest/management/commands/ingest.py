@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -9,23 +10,35 @@ from django.contrib.auth import get_user_model
 from django.core.files import File
 from django.core.management.base import BaseCommand, CommandParser
 
-from ingest.services import UploadRejected, add_source
+from ingest.services import UploadRejected, add_source, add_url
 from ingest.worker import wait_for_sources
 from library.models import Source
 from notebooks.services import get_or_create_notebook
 
+URL_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
+
 
 class Command(BaseCommand):
     help = (
-        "Add files to a notebook, process them and wait. Creates the user (without a usable "
-        "password) and the notebook when missing. Exit status 1 when any source failed."
+        "Add files and web pages (http:// or https:// URLs) to a notebook, process them and "
+        "wait. Creates the user (without a usable password) and the notebook when missing. "
+        "Exit status 1 when any source failed."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("paths", nargs="+", metavar="PATH")
+        parser.add_argument(
+            "paths", nargs="+", metavar="PATH", help="a file, or a URL starting with http(s)://"
+        )
         parser.add_argument("--user", required=True, help="username of the owner")
         parser.add_argument("--notebook", required=True, help="notebook title")
         parser.add_argument("--json", action="store_true", help="one JSON line per source")
+        parser.add_argument(
+            "--pdf-capture",
+            choices=["text", "vision", "auto"],
+            default="auto",
+            help="how new PDFs are read: text layer, vision, or vision only for pages "
+            "without a text layer (auto, the default)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         as_json: bool = options["json"]
@@ -46,9 +59,11 @@ class Command(BaseCommand):
         queued: dict[int, dict[str, Any]] = {}
         for raw in options["paths"]:
             path = Path(raw)
+            # Any scheme counts as a URL, so that ftp://… is refused as such, not as a file.
+            is_url = bool(URL_SCHEME.match(raw)) and not path.exists()
             result: dict[str, Any] = {
                 "source_id": None,
-                "name": path.name,
+                "name": raw if is_url else path.name,
                 "kind": None,
                 "status": Source.Status.FAILED.value,
                 "pages": None,
@@ -56,27 +71,35 @@ class Command(BaseCommand):
                 "error": "",
             }
             results.append(result)
-            if not path.is_file():
+            if not is_url and not path.is_file():
                 result["error"] = f"{raw}: no such file."
                 continue
             try:
-                with path.open("rb") as handle:
-                    added = add_source(
-                        owner=user, notebook=notebook, upload=File(handle, path.name)
+                if is_url:
+                    added = add_url(
+                        owner=user, notebook=notebook, url=raw, pdf_capture=options["pdf_capture"]
                     )
+                else:
+                    with path.open("rb") as handle:
+                        added = add_source(
+                            owner=user,
+                            notebook=notebook,
+                            upload=File(handle, path.name),
+                            pdf_capture=options["pdf_capture"],
+                        )
             except UploadRejected as exc:
                 result["error"] = str(exc)
                 continue
             result["source_id"] = added.source.pk
             queued[added.source.pk] = result
             if not added.created:
-                say(f"{path.name}: already in the library, linked to the notebook.")
+                say(f"{result['name']}: already in the library, linked to the notebook.")
 
         def progress(sources: list[Source]) -> None:
             for source in sources:
                 if source.status == Source.Status.PROCESSING and source.progress_total:
                     done, total = source.progress_done, source.progress_total
-                    say(f"{source.filename}: embedded {done}/{total} chunks")
+                    say(f"{source.filename or source.url}: embedded {done}/{total} chunks")
 
         for source in wait_for_sources(queued, on_poll=progress):
             queued[source.pk].update(

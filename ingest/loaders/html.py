@@ -1,0 +1,49 @@
+"""Web pages: the main text (no menus, footers or cookie banners) and the page's title.
+
+trafilatura does the extraction: it is maintained, works offline on the bytes it is given,
+and finds the encoding from the page itself when the server did not say.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import trafilatura
+
+from ingest.passages import LoaderError, Passage
+
+READER = "web page (trafilatura)"
+
+
+@dataclass(frozen=True)
+class WebPage:
+    title: str  # "" when the page has none
+    passages: list[Passage]
+
+
+def load(path: Path, *, charset: str = "") -> WebPage:
+    return extract(path.read_bytes(), charset=charset)
+
+
+def extract(content: bytes, *, charset: str = "") -> WebPage:
+    html: bytes | str = content
+    if charset:
+        # An unknown charset name leaves the bytes to trafilatura's own detection.
+        with contextlib.suppress(LookupError):
+            html = content.decode(charset, errors="replace")
+    try:
+        document = trafilatura.bare_extraction(
+            html, with_metadata=True, include_comments=False, include_tables=True
+        )
+    except Exception as exc:  # lxml raises a handful of types for malformed documents
+        raise LoaderError(f"This web page could not be read as HTML ({exc}).") from exc
+    text = (getattr(document, "text", None) or "").replace("\x00", "").strip()
+    title = " ".join((getattr(document, "title", None) or "").split())
+    if not text:
+        raise LoaderError(
+            "No main text was found on this web page: it may be empty, made only of "
+            "navigation, or built by JavaScript in the browser (which Loupe does not run)."
+        )
+    return WebPage(title=title, passages=[Passage(text=text, page=None)])

@@ -1,0 +1,62 @@
+"""A source's language, detected offline, and the PostgreSQL text search configuration
+that stems its words (and a question's, when searching it)."""
+
+from __future__ import annotations
+
+import re
+import threading
+
+# ISO 639-1 code → a configuration PostgreSQL has shipped since version 13, so an external
+# server of any supported version has it. Any other language gets "simple": lower-cased
+# words without stemming or stop words, which still matches exact words.
+SEARCH_CONFIGS = {
+    "ar": "arabic",
+    "da": "danish",
+    "de": "german",
+    "el": "greek",
+    "en": "english",
+    "es": "spanish",
+    "fi": "finnish",
+    "fr": "french",
+    "ga": "irish",
+    "hu": "hungarian",
+    "id": "indonesian",
+    "it": "italian",
+    "lt": "lithuanian",
+    "ne": "nepali",
+    "nl": "dutch",
+    "no": "norwegian",
+    "nb": "norwegian",
+    "pt": "portuguese",
+    "ro": "romanian",
+    "ru": "russian",
+    "sv": "swedish",
+    "ta": "tamil",
+    "tr": "turkish",
+}
+SIMPLE_CONFIG = "simple"
+
+# Enough text to tell a language apart; more only costs time.
+SAMPLE_CHARS = 20_000
+MIN_WORDS = 3
+WORD_RE = re.compile(r"\w+")
+
+# py3langid keeps one identifier per process; classify it under a lock (threads of a worker).
+_lock = threading.Lock()
+
+
+def detect_language(text: str) -> str:
+    """The ISO 639-1 code of the text's language, or "" when there is too little to tell."""
+    sample = text[:SAMPLE_CHARS]
+    if len(WORD_RE.findall(sample[:1000])) < MIN_WORDS:
+        return ""
+    # py3langid ships its model inside the wheel: no download, works offline.
+    import py3langid
+
+    with _lock:
+        code, _score = py3langid.classify(sample)
+    return str(code)
+
+
+def search_config(language: str) -> str:
+    return SEARCH_CONFIGS.get(language, SIMPLE_CONFIG)

@@ -1,0 +1,73 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils import timezone
+
+from notebooks.models import Notebook
+from retrieval.evaluation import EvaluationError, evaluate, ingest_documents, load_items
+
+
+class Command(BaseCommand):
+    help = (
+        "Measure retrieval on a question set: ingest DIR/<doc_id>.txt for the documents the "
+        "questions name into a fresh notebook (documents the user added before are linked, "
+        "not embedded again), run the normal search for every question, and print "
+        "recall@1/4/8, MRR and latency percentiles. A question whose answer no chunk "
+        "contains counts as a miss and is reported as unanswerable."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--qa", required=True, type=Path, help="ITEMS.jsonl")
+        parser.add_argument("--docs", required=True, type=Path, help="folder of <doc_id>.txt")
+        parser.add_argument("--k", type=int, default=8, help="passages per question (8)")
+        parser.add_argument("--user", default="evaluate", help="owner of the documents")
+        parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        if options["k"] < 1:
+            raise CommandError("--k must be at least 1.")
+        User = get_user_model()
+        user, created = User.objects.get_or_create(username=options["user"])
+        if created:
+            user.set_unusable_password()
+            user.save()
+        notebook = Notebook.objects.create(
+            owner=user, title=f"evaluate {options['qa']} {timezone.now():%Y-%m-%d %H:%M:%S}"
+        )
+        try:
+            items = load_items(options["qa"])
+            ingest_documents(
+                user=user,
+                notebook=notebook,
+                docs=options["docs"],
+                doc_ids=(item.doc_id for item in items),
+            )
+            report = evaluate(user=user, notebook=notebook, items=items, k=options["k"])
+        except EvaluationError as exc:
+            raise CommandError(str(exc)) from exc
+        finally:
+            # The documents stay in the user's library, so the next run links them.
+            notebook.delete()
+
+        figures = report.as_dict()
+        if options["json"]:
+            self.stdout.write(json.dumps(figures))
+            return
+        self.stdout.write(
+            f"{figures['questions']} questions over {figures['chunks']} chunks, "
+            f"k = {report.k}; {figures['unanswerable']} unanswerable (no chunk contains the "
+            "answer; counted as misses)"
+        )
+        for name, value in figures.items():
+            if name.startswith(("recall@", "mrr@")):
+                self.stdout.write(f"{name:>10}  {value:.3f}")
+        self.stdout.write(
+            f"latency  p50 {figures['p50_ms']} ms, p95 {figures['p95_ms']} ms "
+            f"(search alone: p50 {figures['search_p50_ms']} ms, "
+            f"p95 {figures['search_p95_ms']} ms)"
+        )
