@@ -119,6 +119,29 @@ def add_source(
     return AddedSource(source=source, created=created)
 
 
+class SourceBusy(Exception):
+    """The source is already queued or processing."""
+
+
+def reprocess_source(*, source: Source) -> Source:
+    """Queue a source to be read again: a failed one is retried, a ready one re-processed.
+
+    While it is queued and processed it is not searched; its old chunks are replaced by the
+    new ones in one transaction, or kept (unsearched) if reading it fails again.
+    """
+    from ingest.tasks import ingest_source
+
+    with transaction.atomic():
+        source = Source.objects.select_for_update().get(pk=source.pk)
+        if not source.is_finished:
+            raise SourceBusy(f"“{source.title}” is already being processed.")
+        source.status = Source.Status.QUEUED
+        source.error = ""
+        source.save(update_fields=["status", "error", "updated_at"])
+        ingest_source.defer(source_id=source.pk)
+    return source
+
+
 def process_source(*, source_id: int) -> Source:
     """Process a source at its owner's expense; its usage rows point at the source."""
     with usage_for(source_id=source_id):

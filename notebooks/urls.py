@@ -11,6 +11,11 @@ urlpatterns = [
     path("<int:notebook_id>/", views.detail, name="detail"),
     path("<int:notebook_id>/sources/", views.sources, name="sources"),
     path("<int:notebook_id>/upload/", views.upload, name="upload"),
+    path(
+        "<int:notebook_id>/sources/<int:source_id>/reprocess/",
+        views.reprocess,
+        name="reprocess",
+    ),
     path("<int:notebook_id>/add-url/", views.add_web_page, name="add_url"),
     path("<int:notebook_id>/ask/", views.ask, name="ask"),
     path("<int:notebook_id>/citations/<int:citation_id>/", views.citation, name="citation"),

@@ -16,7 +16,7 @@ from django_htmx.middleware import HtmxDetails
 from billing.decorators import credit_required, credit_spent_response
 from billing.services import CreditSpent
 from generation.answering import answer_question
-from ingest.services import UploadRejected, add_source, add_url
+from ingest.services import SourceBusy, UploadRejected, add_source, add_url, reprocess_source
 from notebooks.models import Citation, Conversation, Message, Notebook, NotebookSource
 from notebooks.services import NotebookTitleTaken, create_notebook
 from providers.errors import ProviderError
@@ -120,6 +120,22 @@ def upload(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
         return render(request, "notebooks/detail.html#upload_result", context)
     for level, text in notes:
         messages.add_message(request, messages.ERROR if level == "error" else messages.INFO, text)
+    return redirect("notebooks:detail", notebook_id=notebook.pk)
+
+
+@login_required
+@require_POST
+@credit_required
+def reprocess(request: HtmxHttpRequest, notebook_id: int, source_id: int) -> HttpResponse:
+    """Retry a failed source or read a ready one again."""
+    notebook = _get_notebook_for_user(request, notebook_id)
+    source = get_object_or_404(notebook.sources, pk=source_id)
+    try:
+        reprocess_source(source=source)
+    except SourceBusy as exc:
+        messages.info(request, str(exc))
+    if request.htmx:
+        return render(request, "notebooks/detail.html#sources", _sources_context(notebook))
     return redirect("notebooks:detail", notebook_id=notebook.pk)
 
 
