@@ -11,6 +11,7 @@ from django.contrib.auth.models import User
 from billing.services import record_usage
 from providers.errors import ProviderError
 from providers.openai_client import client, describe_error, remote_configured
+from providers.tokens import reported_or_estimated
 
 
 @dataclass(frozen=True)
@@ -43,13 +44,16 @@ def chat(
     except (openai.OpenAIError, ValueError, TypeError, KeyError, AttributeError) as exc:
         raise ProviderError(describe_error("chat", exc)) from exc
     usage = response.usage
+    content = response.choices[0].message.content if response.choices else None
     record_usage(
         user=user,
         kind="chat",
         model=model,
-        input_tokens=getattr(usage, "prompt_tokens", 0) or 0,
-        output_tokens=getattr(usage, "completion_tokens", 0) or 0,
+        input_tokens=reported_or_estimated(
+            usage, "prompt_tokens", *(message["content"] for message in messages)
+        ),
+        output_tokens=reported_or_estimated(usage, "completion_tokens", content or ""),
     )
-    if not response.choices or response.choices[0].message.content is None:
+    if content is None:
         raise ProviderError(f"The chat model {model} returned an empty answer.")
-    return ChatReply(text=response.choices[0].message.content, model=model)
+    return ChatReply(text=content, model=model)

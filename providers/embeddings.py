@@ -12,6 +12,7 @@ from billing.services import record_usage
 from providers import local_e5
 from providers.errors import ProviderError
 from providers.openai_client import client, describe_error, remote_configured
+from providers.tokens import reported_or_estimated
 
 # e5 puts related and unrelated text between ~0.7 and ~0.9; API models spread wider.
 DEFAULT_FLOORS = {local_e5.MODEL_NAME: 0.80}
@@ -73,7 +74,7 @@ def _embed_batch(texts: list[str], *, user: User | None, is_query: bool) -> list
         user=user,
         kind="embedding",
         model=model,
-        input_tokens=getattr(response.usage, "prompt_tokens", 0) or 0,
+        input_tokens=reported_or_estimated(response.usage, "prompt_tokens", *texts),
     )
     data = sorted(response.data, key=lambda item: item.index)
     vectors = [list(item.embedding) for item in data]

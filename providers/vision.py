@@ -18,6 +18,7 @@ from billing.services import record_usage
 from providers import local_ocr
 from providers.errors import ProviderError
 from providers.openai_client import client, describe_error, remote_configured
+from providers.tokens import reported_or_estimated
 
 # Vision APIs scale larger images down to about this anyway; sending more only costs bandwidth.
 REMOTE_MAX_SIDE = 2048
@@ -121,15 +122,15 @@ def _read_remote(picture: Image.Image, *, user: User | None) -> VisionResult:
             # A body that is not JSON (a proxy's error page) comes back as plain text.
             raise ValueError(f"a response that is not JSON: {response[:80]!r}")
         usage = response.usage
+        text = (response.choices[0].message.content or "") if response.choices else ""
         record_usage(
             user=user,
             kind="vision",
             model=model,
-            input_tokens=getattr(usage, "prompt_tokens", 0) or 0,
-            output_tokens=getattr(usage, "completion_tokens", 0) or 0,
+            input_tokens=reported_or_estimated(usage, "prompt_tokens", PROMPT),
+            output_tokens=reported_or_estimated(usage, "completion_tokens", text),
             images=1,
         )
-        text = (response.choices[0].message.content or "") if response.choices else ""
     except (openai.OpenAIError, ValueError, TypeError, KeyError, AttributeError) as exc:
         raise ProviderError(describe_error("vision", exc)) from exc
     return VisionResult(text=text.strip(), model=model)

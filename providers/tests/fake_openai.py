@@ -97,6 +97,8 @@ class FakeOpenAI:
     # Answer embeddings with this many dimensions whatever the request asks for.
     force_dimensions: int | None = None
     slow_seconds: float = 3.0
+    # Answer without a `usage` field, as some OpenAI-compatible servers do.
+    omit_usage: bool = False
     default_dimensions: int = 64
     _failures: list[_Failure] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -167,7 +169,7 @@ class FakeOpenAI:
                 }
                 for index, text in enumerate(texts)
             ],
-            "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+            **self._usage({"prompt_tokens": tokens, "total_tokens": tokens}),
         }
 
     def chat_response(self, body: dict[str, Any]) -> dict[str, Any]:
@@ -186,12 +188,17 @@ class FakeOpenAI:
                     "finish_reason": "stop",
                 }
             ],
-            "usage": {
-                "prompt_tokens": prompt_tokens,
-                "completion_tokens": completion_tokens,
-                "total_tokens": prompt_tokens + completion_tokens,
-            },
+            **self._usage(
+                {
+                    "prompt_tokens": prompt_tokens,
+                    "completion_tokens": completion_tokens,
+                    "total_tokens": prompt_tokens + completion_tokens,
+                }
+            ),
         }
+
+    def _usage(self, usage: dict[str, int]) -> dict[str, Any]:
+        return {} if self.omit_usage else {"usage": usage}
 
     @classmethod
     @contextlib.contextmanager
