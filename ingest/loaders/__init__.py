@@ -45,5 +45,6 @@ def load_passages(
         passages, reader = image.load(path, user=user)
         return Loaded(passages, None, reader)
     if kind == "text":
-        return Loaded(text.load(path), None, "text file")
+        passages, reader = text.load(path)
+        return Loaded(passages, None, reader)
     raise LoaderError(f"There is no loader for sources of kind {kind!r}.")

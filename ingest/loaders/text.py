@@ -2,24 +2,46 @@ from __future__ import annotations
 
 import codecs
 from pathlib import Path
+from typing import NamedTuple
+
+from charset_normalizer import from_bytes
 
 from ingest.passages import LoaderError, Passage
 
+# Below this many bytes a detector's guess is noise; Windows-1252 is the likelier answer.
+MIN_BYTES_TO_DETECT = 32
 
-def decode(data: bytes) -> str:
-    """Decode text bytes: a BOM wins, then UTF-8, then Windows-1252, which never fails."""
+
+class Decoded(NamedTuple):
+    text: str
+    encoding: str
+    guessed: bool  # True when neither a BOM nor valid UTF-8 said what the encoding is
+
+
+def decode_text(data: bytes) -> Decoded:
+    """Decode text bytes, never raising: a BOM wins, then UTF-8, then a detected encoding
+    (charset-normalizer), then Windows-1252 with replacement characters."""
     for bom, encoding in (
         (codecs.BOM_UTF8, "utf-8-sig"),
         (codecs.BOM_UTF16_LE, "utf-16"),
         (codecs.BOM_UTF16_BE, "utf-16"),
     ):
         if data.startswith(bom):
-            return data.decode(encoding, errors="replace")
+            return Decoded(data.decode(encoding, errors="replace"), encoding, False)
     try:
-        return data.decode("utf-8")
+        return Decoded(data.decode("utf-8"), "utf-8", False)
     except UnicodeDecodeError:
-        # cp1252 leaves five bytes undefined; `replace` keeps them from ever raising.
-        return data.decode("cp1252", errors="replace")
+        pass
+    if len(data) >= MIN_BYTES_TO_DETECT:
+        best = from_bytes(data).best()
+        if best is not None and best.encoding:
+            return Decoded(str(best), best.encoding, True)
+    # cp1252 leaves five bytes undefined; `replace` keeps them from ever raising.
+    return Decoded(data.decode("cp1252", errors="replace"), "cp1252", True)
+
+
+def decode(data: bytes) -> str:
+    return decode_text(data).text
 
 
 def looks_like_text(head: bytes) -> bool:
@@ -32,8 +54,15 @@ def looks_like_text(head: bytes) -> bool:
     return printable / max(len(sample), 1) > 0.95
 
 
-def load(path: Path) -> list[Passage]:
-    content = decode(path.read_bytes()).replace("\r\n", "\n").replace("\x00", "")
+def load(path: Path) -> tuple[list[Passage], str]:
+    """One passage, and the reader line for the source info (which encoding, and whether
+    it had to be guessed, so a person can tell why odd characters appear)."""
+    decoded = decode_text(path.read_bytes())
+    content = decoded.text.replace("\r\n", "\n").replace("\x00", "")
     if not content.strip():
         raise LoaderError("The file is empty: there is no text to read.")
-    return [Passage(text=content, page=None)]
+    if decoded.guessed:
+        reader = f"text file (encoding not declared; read as {decoded.encoding}, a guess)"
+    else:
+        reader = f"text file ({decoded.encoding})"
+    return [Passage(text=content, page=None)], reader

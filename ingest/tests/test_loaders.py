@@ -181,7 +181,7 @@ def test_a_text_file_is_one_passage_with_unix_newlines(tmp_path):
     passages, page_count, reader = load_passages("text", path)
 
     assert page_count is None
-    assert reader == "text file"
+    assert reader == "text file (utf-8)"
     assert [(passage.text, passage.page) for passage in passages] == [
         ("# Notes\nFirst line\nSecond line\n", None)
     ]

@@ -30,3 +30,24 @@ def test_sources_partial_stops_polling_when_all_are_finished(client, owner, note
     assert "The PDF is encrypted." in response.text
     assert "1 chunk" in response.text
     assert "hx-trigger" not in response.text
+
+
+def test_a_ready_source_says_which_reader_made_its_text(client, notebook):
+    from notebooks.models import NotebookSource
+
+    source = Source.objects.create(
+        owner=notebook.owner,
+        kind="text",
+        title="notes",
+        filename="notes.txt",
+        sha256="f" * 64,
+        status="ready",
+        chunk_count=1,
+        reader="text file (utf-8)",
+    )
+    NotebookSource.objects.create(notebook=notebook, source=source)
+    client.force_login(notebook.owner)
+
+    response = client.get(reverse("notebooks:sources", args=[notebook.pk]))
+
+    assert "text file (utf-8)" in response.content.decode()
