@@ -10,6 +10,7 @@ from django.db import transaction
 from billing.services import require_credit, usage_for
 from generation import extractive, prompts
 from generation.citations import map_markers
+from generation.verification import verify_citations
 from library.models import Source
 from notebooks.models import Citation, Conversation, Message, Notebook
 from providers.chat import chat, chat_available
@@ -123,17 +124,21 @@ def _store(
             mode=mode,
             model=model,
         )
+        cited = {n: hits[number - 1] for n, number in enumerate(order, start=1)}
+        supports = verify_citations(text, {n: hit.chunk.text for n, hit in cited.items()})
         citations = Citation.objects.bulk_create(
             Citation(
                 message=message,
                 n=n,
-                chunk=hits[number - 1].chunk,
-                source=hits[number - 1].chunk.source,
-                source_title=hits[number - 1].chunk.source.title,
-                page=hits[number - 1].chunk.page,
-                quote=hits[number - 1].chunk.text,
-                similarity=round(hits[number - 1].similarity, 4),
+                chunk=hit.chunk,
+                source=hit.chunk.source,
+                source_title=hit.chunk.source.title,
+                page=hit.chunk.page,
+                quote=supports[n].quote,
+                similarity=round(hit.similarity, 4),
+                supported=supports[n].supported,
+                support_score=supports[n].score,
             )
-            for n, number in enumerate(order, start=1)
+            for n, hit in cited.items()
         )
     return Answer(conversation=conversation, question=asked, message=message, citations=citations)

@@ -77,8 +77,13 @@ class Citation(models.Model):
     source = models.ForeignKey(Source, null=True, on_delete=models.SET_NULL, related_name="+")
     source_title = models.CharField(max_length=500)
     page = models.PositiveIntegerField(null=True, blank=True)
+    # The sentence of the chunk that best supports the citing claim, verbatim.
     quote = models.TextField()
     similarity = models.FloatField()
+    # Whether every sentence citing [n] is supported by the quote (generation/verification);
+    # None for citations stored before the check existed.
+    supported = models.BooleanField(null=True)
+    support_score = models.FloatField(null=True)
 
     class Meta:
         ordering = ["message_id", "n"]

@@ -205,6 +205,18 @@ def ask(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
     return render(request, "notebooks/detail.html#exchange", context)
 
 
+def _highlight(cited: Citation) -> tuple[str, str, str] | None:
+    """The cited chunk split around its quote (before, quote, after), or None when the
+    chunk is gone or no longer holds the quote verbatim (it was re-processed)."""
+    if cited.chunk is None or not cited.quote:
+        return None
+    start = cited.chunk.text.find(cited.quote)
+    if start < 0:
+        return None
+    end = start + len(cited.quote)
+    return cited.chunk.text[:start], cited.quote, cited.chunk.text[end:]
+
+
 @login_required
 @require_GET
 def citation(request: HtmxHttpRequest, notebook_id: int, citation_id: int) -> HttpResponse:
@@ -216,6 +228,11 @@ def citation(request: HtmxHttpRequest, notebook_id: int, citation_id: int) -> Ht
         cited.source_id is not None
         and NotebookSource.objects.filter(notebook=notebook, source_id=cited.source_id).exists()
     )
-    context = {"notebook": notebook, "citation": cited, "source_linked": source_linked}
+    context = {
+        "notebook": notebook,
+        "citation": cited,
+        "source_linked": source_linked,
+        "passage_parts": _highlight(cited),
+    }
     template = "notebooks/citation.html#passage" if request.htmx else "notebooks/citation.html"
     return render(request, template, context)

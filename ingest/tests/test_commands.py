@@ -14,7 +14,7 @@ from notebooks.models import Notebook
 FOUR_PAGES = str(PDFS / "sample-files/pdflatex-4-pages.pdf")
 SCAN = str(PDFS / "sample-files/cmyk-image.pdf")
 RESULT_KEYS = {"source_id", "name", "kind", "status", "pages", "chunks", "error"}
-CITATION_KEYS = {"n", "chunk_id", "source_id", "source", "page", "quote", "similarity"}
+CITATION_KEYS = {"n", "chunk_id", "source_id", "source", "page", "quote", "similarity", "supported"}
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -97,7 +97,8 @@ def test_ask_prints_the_answer_and_citations_from_the_pdf_as_json(fake_openai):
         assert (citation["source_id"], citation["source"]) == (source.pk, "pdflatex-4-pages")
         assert citation["page"] in pages
         assert citation["quote"] in pages[citation["page"]]
-        assert source.chunks.get(pk=citation["chunk_id"]).text == citation["quote"]
+        assert citation["quote"] in source.chunks.get(pk=citation["chunk_id"]).text
+        assert isinstance(citation["supported"], bool)
         assert isinstance(citation["similarity"], float)
 
 

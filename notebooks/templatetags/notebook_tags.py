@@ -20,19 +20,19 @@ def link_citations(message: Message) -> SafeString:
     """The message's text, escaped, with each [n] that has a citation turned into a link
     that opens the cited passage in the side panel. Other brackets stay plain text."""
     notebook_id = message.conversation.notebook_id
-    urls = {
-        cited.n: reverse("notebooks:citation", args=[notebook_id, cited.pk])
-        for cited in message.citations.all()
-    }
+    citations = {cited.n: cited for cited in message.citations.all()}
 
     def link(match: re.Match[str]) -> str:
-        url = urls.get(int(match.group(1)))
-        if url is None:
+        cited = citations.get(int(match.group(1)))
+        if cited is None:
             return match.group(0)
+        weak = cited.supported is False  # None: stored before citations were checked
         return format_html(
-            '<a class="cite" href="{0}" hx-get="{0}" hx-target="#passage">{1}</a>',
-            url,
+            '<a class="{2}" href="{0}" hx-get="{0}" hx-target="#passage"{3}>{1}</a>',
+            reverse("notebooks:citation", args=[notebook_id, cited.pk]),
             match.group(0),
+            "cite cite-weak" if weak else "cite",
+            ' title="Weakly supported: the passage does not clearly say this"' if weak else "",
         )
 
     # Escaping leaves "[", "]" and digits alone, so the markers survive it, and every

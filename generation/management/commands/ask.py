@@ -46,6 +46,7 @@ class Command(BaseCommand):
                 "page": citation.page,
                 "quote": citation.quote,
                 "similarity": citation.similarity,
+                "supported": citation.supported,
             }
             for citation in answer.citations
         ]

@@ -1,0 +1,56 @@
+from generation.verification import (
+    SUPPORT_THRESHOLD,
+    claims_by_marker,
+    sentence_spans,
+    verify_citations,
+)
+
+HERONS = "Grey herons wait at the pond.\nHerons eat fish, frogs and small mammals. They nest high."
+TRAINS = "The station opens at six. Trains leave for Berlin at noon every day."
+
+
+def test_sentence_spans_cut_the_text_verbatim():
+    text = "One sentence.  Two\nlines here!\n\nA new part"
+    assert [text[a:b] for a, b in sentence_spans(text)] == [
+        "One sentence.",
+        "Two\nlines here!",
+        "A new part",
+    ]
+
+
+def test_each_marker_collects_the_sentences_that_carry_it():
+    claims = claims_by_marker("Herons eat fish [1]. Trains leave at noon. [2] Both [1][2].")
+    assert claims == {
+        1: ["Herons eat fish .", "Both ."],
+        2: ["Trains leave at noon.", "Both ."],
+    }
+
+
+def test_a_supported_claim_quotes_the_sentence_that_supports_it_verbatim():
+    supports = verify_citations("Herons eat fish and frogs [1].", {1: HERONS})
+
+    assert supports[1].supported
+    assert supports[1].quote == "Herons eat fish, frogs and small mammals."
+    assert HERONS[supports[1].start : supports[1].end] == supports[1].quote
+
+
+def test_a_claim_citing_the_wrong_passage_is_flagged_as_weakly_supported():
+    supports = verify_citations("Trains leave for Berlin at noon [1].", {1: HERONS})
+
+    assert not supports[1].supported
+    assert supports[1].score < SUPPORT_THRESHOLD
+
+
+def test_one_unsupported_sentence_is_enough_to_flag_a_citation():
+    answer = "Herons eat fish and frogs [1]. Trains leave for Berlin at noon [1]."
+    assert not verify_citations(answer, {1: HERONS})[1].supported
+
+
+def test_several_supporting_sentences_are_quoted_as_one_verbatim_stretch():
+    answer = "Grey herons wait at the pond [1]. Herons eat fish and frogs [1]."
+    support = verify_citations(answer, {1: HERONS})[1]
+
+    assert support.supported
+    assert (
+        support.quote == "Grey herons wait at the pond.\nHerons eat fish, frogs and small mammals."
+    )
