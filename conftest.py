@@ -50,7 +50,11 @@ def fake_openai(settings):
         settings.OPENAI_BASE_URL = server.base_url
         settings.OPENAI_API_KEY = "test"
         settings.CHAT_MODEL = "fake-chat"
+        # A summary call per source would take the chat replies tests script for answers;
+        # the tests of LLM summaries switch it back to "auto".
+        settings.SOURCE_SUMMARIES = "extractive"
         settings.EMBEDDING_MODEL = "fake-embed"
+        settings.STT_MODEL = "fake-stt"
         settings.EMBEDDING_DIMENSIONS = 64
         settings.OPENAI_MAX_RETRIES = 1
         settings.OPENAI_TIMEOUT_SECONDS = 10.0
@@ -63,6 +67,7 @@ def fake_openai(settings):
             "fake-chat": {"input_per_million": "2", "output_per_million": "8"},
             "fake-embed": {"input_per_million": "0.1"},
             "fake-vision": {"input_per_million": "2", "output_per_million": "8"},
+            "fake-stt": {"per_second": "0.001"},
         }
         yield server
 

@@ -30,6 +30,7 @@ MILLION = Decimal(1_000_000)
 BUILTIN_PRICES: dict[str, dict[str, str]] = {
     "local/multilingual-e5-small": {},
     "local/rapidocr": {},
+    "local/whisper-base": {},
 }
 
 

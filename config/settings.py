@@ -86,6 +86,8 @@ TEMPLATES = [
 
 DATABASES = {"default": database_settings(env_str("DATABASE_URL"), DATA_DIR)}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+# Django 6 behaviour now: a URL typed without a scheme means https.
+FORMS_URLFIELD_ASSUME_HTTPS = True
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -133,12 +135,25 @@ CHUNK_OVERLAP_TOKENS = env_int("CHUNK_OVERLAP_TOKENS", 50, minimum=0)
 if CHUNK_OVERLAP_TOKENS >= CHUNK_TOKENS:
     raise ImproperlyConfigured("CHUNK_OVERLAP_TOKENS must be smaller than CHUNK_TOKENS")
 RETRIEVAL_K = env_int("RETRIEVAL_K", 8, minimum=1)
+# "Ask about this": one source searched alone, more passages, no floor (DESIGN.md).
+RETRIEVAL_K_ONE_SOURCE = env_int("RETRIEVAL_K_ONE_SOURCE", 12, minimum=1)
+# Earlier turns of a conversation sent to the chat model, newest first, up to this many
+# (estimated) tokens; they never enter the search.
+CHAT_HISTORY_TOKENS = env_int("CHAT_HISTORY_TOKENS", 2000, minimum=0)
 SIMILARITY_FLOOR = env_float("SIMILARITY_FLOOR", -1.0)  # -1: the active model's default
 # dense: cosine similarity alone; hybrid: fused with PostgreSQL full text in each source's
 # language (retrieval/search.py). The default is the one that measures better (README).
 RETRIEVAL_MODE = env_str("RETRIEVAL_MODE", "hybrid").lower()
 if RETRIEVAL_MODE not in {"dense", "hybrid"}:
     raise ImproperlyConfigured(f"RETRIEVAL_MODE must be dense or hybrid, got {RETRIEVAL_MODE!r}")
+
+# A summary per source (generation/summaries.py). auto: written by the chat model when one is
+# configured, else extractive (the document's most central sentences); extractive: always so.
+SOURCE_SUMMARIES = env_str("SOURCE_SUMMARIES", "auto").lower()
+if SOURCE_SUMMARIES not in {"auto", "extractive"}:
+    raise ImproperlyConfigured(
+        f"SOURCE_SUMMARIES must be auto or extractive, got {SOURCE_SUMMARIES!r}"
+    )
 
 PDF_MAX_PAGES = env_int("PDF_MAX_PAGES", 2000, minimum=1)
 # Pages without a legible text layer (all pages in capture mode "vision") read by the vision
@@ -150,6 +165,15 @@ VISION_MODEL = env_str("VISION_MODEL")
 IMAGE_MAX_BYTES = env_int("IMAGE_MAX_BYTES", 20 * 1024 * 1024, minimum=1)
 # Also Pillow's decompression-bomb limit (Image.MAX_IMAGE_PIXELS), set where images are opened.
 IMAGE_MAX_PIXELS = env_int("IMAGE_MAX_PIXELS", 50_000_000, minimum=1)
+# Speech-to-text: with OPENAI_BASE_URL and STT_MODEL, recordings go to that model's
+# /audio/transcriptions; otherwise the local whisper-base (faster-whisper) transcribes them.
+STT_MODEL = env_str("STT_MODEL")
+# Audio: the largest recording read (uploads are capped by UPLOAD_MAX_BYTES first), and what
+# one transcription call takes: the 25 MiB of OpenAI's API and four hours.
+AUDIO_MAX_BYTES = env_int("AUDIO_MAX_BYTES", 200 * 1024 * 1024, minimum=1)
+AUDIO_TRANSCRIBED_MAX_BYTES = env_int("AUDIO_TRANSCRIBED_MAX_BYTES", 25 * 1024 * 1024, minimum=1)
+AUDIO_MAX_SECONDS = env_int("AUDIO_MAX_SECONDS", 4 * 60 * 60, minimum=1)
+AUDIO_CONVERT_TIMEOUT_SECONDS = env_float("AUDIO_CONVERT_TIMEOUT_SECONDS", 900.0)
 
 # Web pages: the worker fetches them through ingest/url_guard.py, which connects only to
 # public addresses. Loopback (127.0.0.0/8, ::1) can be allowed for tests and local use.

@@ -11,5 +11,6 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("notebooks/", include("notebooks.urls")),
     path("usage/", include("billing.urls")),
+    path("preferences/", include("library.urls")),
     path("admin/", admin.site.urls),
 ]

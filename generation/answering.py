@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
 
@@ -14,10 +15,9 @@ from generation.verification import verify_citations
 from library.models import Source
 from notebooks.models import Citation, Conversation, Message, Notebook
 from providers.chat import chat, chat_available
+from providers.tokens import estimate_tokens
 from retrieval.search import Hit
 from retrieval.services import retrieve
-
-HISTORY_MESSAGES = 6  # earlier turns the LLM sees for context (they never enter the search)
 
 
 @dataclass(frozen=True)
@@ -34,13 +34,21 @@ def answer_question(
     notebook: Notebook,
     question: str,
     conversation: Conversation | None = None,
+    source: Source | None = None,
 ) -> Answer:
     """Answer a question at the user's expense: refused (CreditSpent) once the credit is
-    spent; the usage rows of its model calls point at the notebook and the answer."""
+    spent; the usage rows of its model calls point at the notebook and the answer.
+
+    With `source` (one of the notebook's), only that source is searched ("Ask about this").
+    """
     require_credit(user)
     with usage_for(notebook_id=notebook.pk) as billed:
         answer = _answer_question(
-            user=user, notebook=notebook, question=question, conversation=conversation
+            user=user,
+            notebook=notebook,
+            question=question,
+            conversation=conversation,
+            source=source,
         )
     billed.attach(message_id=answer.message.pk)
     return answer
@@ -52,6 +60,7 @@ def _answer_question(
     notebook: Notebook,
     question: str,
     conversation: Conversation | None = None,
+    source: Source | None = None,
 ) -> Answer:
     """Answer from the notebook's sources and store the question, answer and citations.
 
@@ -61,23 +70,23 @@ def _answer_question(
     question = question.strip()
     if not question:
         raise ValueError("The question is empty.")
-    history = (
-        list(conversation.messages.order_by("-created_at", "-id")[:HISTORY_MESSAGES])[::-1]
-        if conversation is not None
-        else []
-    )
+    history = _history(conversation)
 
     def store(text: str, mode: str, hits: list[Hit], order: list[int], model: str = "") -> Answer:
         return _store(notebook, conversation, question, text, mode, hits, order, model)
 
     sources = list(notebook.sources.all())
+    if source is not None:
+        sources = [linked for linked in sources if linked.pk == source.pk]
+        if not sources:
+            raise ValueError("That source is not in this notebook.")
     if not sources:
         return store(prompts.EMPTY_NOTEBOOK_REPLY, Message.Mode.REFUSAL, [], [])
     ready = [source for source in sources if source.status == Source.Status.READY]
     if not ready:
         return store(prompts.NOTHING_READY_REPLY, Message.Mode.REFUSAL, [], [])
 
-    hits = retrieve(user=user, notebook=notebook, question=question)
+    hits = retrieve(user=user, notebook=notebook, question=question, source=source)
 
     if not chat_available():
         if not hits:
@@ -99,6 +108,21 @@ def _answer_question(
     reply = chat(messages, user=user)
     mapped = map_markers(reply.text, len(hits))
     return store(mapped.text, Message.Mode.LLM, hits, mapped.order, reply.model)
+
+
+def _history(conversation: Conversation | None) -> list[Message]:
+    """The conversation's latest turns, oldest first, as many as fit CHAT_HISTORY_TOKENS
+    counted from the newest: the most recent context matters most to a follow-up."""
+    if conversation is None:
+        return []
+    budget = settings.CHAT_HISTORY_TOKENS
+    kept: list[Message] = []
+    for turn in conversation.messages.order_by("-created_at", "-id").iterator():
+        budget -= estimate_tokens(turn.content)
+        if budget < 0:
+            break
+        kept.append(turn)
+    return kept[::-1]
 
 
 def _store(

@@ -16,6 +16,7 @@ from django.core.files.base import ContentFile, File
 from django.db import IntegrityError, transaction
 
 from billing.services import credit_spent_message, has_credit, usage_for
+from generation.summaries import summarize
 from ingest.chunker import chunk_passages
 from ingest.fetch import Fetched, fetch
 from ingest.loaders import detect_kind, html, load_passages
@@ -221,12 +222,36 @@ def _process_source(*, source_id: int) -> Source:
             source.progress_done = len(drafts)
             source.progress_total = len(drafts)
             source.save()
+        # The source is ready and answerable now; its summary cannot fail it.
+        _summarize(source, passages)
     except (LoaderError, ProviderError) as exc:
         _fail(source, str(exc))
     except Exception as exc:
         logger.exception("processing source %s failed", source.pk)
         _fail(source, f"Processing failed unexpectedly ({type(exc).__name__}: {exc}).")
     return source
+
+
+def _summarize(source: Source, passages: list[Passage]) -> None:
+    """Write the source's summary; one that cannot be made is left empty, with a note."""
+    source.summary, source.summary_mode, source.summary_error = "", "", ""
+    try:
+        summary = summarize(
+            passages=[passage.text for passage in passages],
+            title=source.title,
+            language=source.language,
+            user=source.owner,
+        )
+    except ProviderError as exc:
+        logger.warning("summary of source %s failed: %s", source.pk, exc)
+        source.summary_error = f"No summary: {exc}"[:500]
+    except Exception as exc:
+        logger.exception("summary of source %s failed", source.pk)
+        source.summary_error = f"No summary ({type(exc).__name__}: {exc})"[:500]
+    else:
+        source.summary = summary.text
+        source.summary_mode = summary.mode if summary.text else ""
+    source.save(update_fields=["summary", "summary_mode", "summary_error", "updated_at"])
 
 
 def _fail(source: Source, message: str) -> None:

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVectorField
 from django.db import models
@@ -26,6 +27,10 @@ class Source(models.Model):
         TEXT = "text", "Text layer only"
         VISION = "vision", "Read every page as an image"
         AUTO = "auto", "Text layer, images for pages without one"
+
+    class SummaryMode(models.TextChoices):
+        LLM = "llm", "Written by the chat model"
+        EXTRACTIVE = "extractive", "Sentences from the document"
 
     class Status(models.TextChoices):
         QUEUED = "queued"
@@ -62,6 +67,11 @@ class Source(models.Model):
     # the page can show it while the source processes.
     progress_done = models.PositiveIntegerField(default=0)
     progress_total = models.PositiveIntegerField(default=0)
+    # A paragraph about the source for generated documents and the admin, never for answers
+    # (generation/summaries.py). Made after the chunks; failing to make it fails nothing.
+    summary = models.TextField(blank=True)
+    summary_mode = models.CharField(max_length=20, choices=SummaryMode.choices, blank=True)
+    summary_error = models.CharField(max_length=500, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -110,3 +120,28 @@ class Chunk(models.Model):
 
     def __str__(self) -> str:
         return f"{self.source_id}#{self.ordinal}"
+
+
+class Preferences(models.Model):
+    """A person's defaults; a person without a row has the defaults below."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="preferences"
+    )
+    pdf_capture = models.CharField(
+        "default PDF capture mode",
+        max_length=10,
+        choices=Source.PdfCapture.choices,
+        default=Source.PdfCapture.AUTO,
+    )
+
+    class Meta:
+        verbose_name_plural = "preferences"
+
+    def __str__(self) -> str:
+        return f"preferences of {self.user}"
+
+    @classmethod
+    def of(cls, user: AbstractBaseUser) -> Preferences:
+        """The user's preferences, unsaved defaults when they never changed any."""
+        return cls.objects.filter(user_id=user.pk).first() or cls(user_id=user.pk)

@@ -35,12 +35,43 @@ class NotebookSource(models.Model):
         ]
 
 
+class ConversationQuerySet(models.QuerySet["Conversation"]):
+    def with_first_question(self) -> ConversationQuerySet:
+        """Annotated with the first question, so a list of titles takes one query."""
+        first = Message.objects.filter(conversation=models.OuterRef("pk"), role=Message.Role.USER)
+        return self.annotate(
+            first_question=models.Subquery(first.order_by("created_at", "id").values("content")[:1])
+        )
+
+
 class Conversation(models.Model):
     notebook = models.ForeignKey(Notebook, on_delete=models.CASCADE, related_name="conversations")
+    # Empty until the user renames it: then the first question names it (display_title).
+    title = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
+    objects = ConversationQuerySet.as_manager()
+
     class Meta:
-        ordering = ["-created_at"]
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return self.display_title
+
+    @property
+    def display_title(self) -> str:
+        if self.title:
+            return self.title
+        if hasattr(self, "first_question"):
+            first = self.first_question
+        else:
+            asked = self.messages.filter(role=Message.Role.USER).order_by("created_at", "id")
+            first = asked.values_list("content", flat=True).first()
+        if not first:
+            return "New conversation"
+        text = " ".join(first.split())
+        # Cut at a word, so the title does not end in half of one.
+        return text if len(text) <= 60 else text[:60].rsplit(" ", 1)[0].rstrip() + "…"
 
 
 class Message(models.Model):

@@ -18,5 +18,31 @@ urlpatterns = [
     ),
     path("<int:notebook_id>/add-url/", views.add_web_page, name="add_url"),
     path("<int:notebook_id>/ask/", views.ask, name="ask"),
+    path(
+        "<int:notebook_id>/conversations/new/",
+        views.detail,
+        {"new": True},
+        name="new_conversation",
+    ),
+    path(
+        "<int:notebook_id>/conversations/<int:conversation_id>/",
+        views.detail,
+        name="conversation",
+    ),
+    path(
+        "<int:notebook_id>/conversations/<int:conversation_id>/rename/",
+        views.rename_conversation,
+        name="rename_conversation",
+    ),
+    path(
+        "<int:notebook_id>/conversations/<int:conversation_id>/delete/",
+        views.delete_conversation,
+        name="delete_conversation",
+    ),
     path("<int:notebook_id>/citations/<int:citation_id>/", views.citation, name="citation"),
+    path(
+        "<int:notebook_id>/sources/<int:source_id>/pages/<int:page>.png",
+        views.page_image,
+        name="page_image",
+    ),
 ]

@@ -2,22 +2,28 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
-from django.db.models import Count
+from django.db.models import Count, Max
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.cache import patch_cache_control
 from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 
 from billing.decorators import credit_required, credit_spent_response
 from billing.services import CreditSpent
 from generation.answering import answer_question
 from ingest.services import SourceBusy, UploadRejected, add_source, add_url, reprocess_source
+from library.models import Chunk, Preferences, Source
 from notebooks.models import Citation, Conversation, Message, Notebook, NotebookSource
+from notebooks.page_images import PageNotRendered, render_page_png
 from notebooks.services import NotebookTitleTaken, create_notebook
 from providers.errors import ProviderError
 
@@ -41,6 +47,14 @@ def _sources_context(notebook: Notebook) -> dict[str, Any]:
         "sources": sources,
         # The partial polls itself only while there is something left to watch.
         "polling": any(not source.is_finished for source in sources),
+    }
+
+
+def _capture_context(user: User) -> dict[str, Any]:
+    """The upload form's PDF capture select, preselected with the person's default."""
+    return {
+        "capture_choices": Source.PdfCapture.choices,
+        "pdf_capture": Preferences.of(user).pdf_capture,
     }
 
 
@@ -70,16 +84,57 @@ def create(request: HtmxHttpRequest) -> HttpResponse:
     return redirect("notebooks:detail", notebook_id=notebook.pk)
 
 
+def _get_conversation(notebook: Notebook, conversation_id: int | str) -> Conversation:
+    """One of the notebook's conversations (the notebook already checked); 404 otherwise."""
+    if not str(conversation_id).isdigit():
+        raise Http404("No such conversation.")
+    return get_object_or_404(Conversation, pk=conversation_id, notebook=notebook)
+
+
+def _get_source_to_ask_about(notebook: Notebook, source_id: str) -> Source | None:
+    """The source an "Ask about this" question is limited to: one of the notebook's, else
+    404; None when the question is about the whole notebook."""
+    source_id = source_id.strip()
+    if not source_id:
+        return None
+    if not source_id.isdigit():
+        raise Http404("No such source.")
+    return get_object_or_404(notebook.sources, pk=source_id)
+
+
+def _conversations_context(notebook: Notebook, conversation: Conversation | None) -> dict[str, Any]:
+    return {
+        "conversation": conversation,
+        "conversations": list(notebook.conversations.with_first_question()),
+    }
+
+
 @login_required
 @require_GET
-def detail(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
+def detail(
+    request: HtmxHttpRequest,
+    notebook_id: int,
+    conversation_id: int | None = None,
+    new: bool = False,
+) -> HttpResponse:
+    """The notebook page with one conversation open: the latest by default, the one in the
+    URL, or none yet (`new`: the first question starts it)."""
     notebook = _get_notebook_for_user(request, notebook_id)
-    conversation = notebook.conversations.first()
+    if new:
+        conversation = None
+    elif conversation_id is not None:
+        conversation = _get_conversation(notebook, conversation_id)
+    else:
+        conversation = notebook.conversations.first()
     chat: list[Message] = []
     if conversation is not None:
         chat = list(conversation.messages.prefetch_related("citations"))
     context = _sources_context(notebook)
-    context.update({"conversation": conversation, "chat": chat})
+    context.update(_conversations_context(notebook, conversation))
+    context.update(
+        {"chat": chat, "about": _get_source_to_ask_about(notebook, request.GET.get("about", ""))}
+    )
+    context.update(_capture_context(request.user))
     return render(request, "notebooks/detail.html", context)
 
 
@@ -96,12 +151,16 @@ def sources(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
 def upload(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
     notebook = _get_notebook_for_user(request, notebook_id)
     files = request.FILES.getlist("files")
+    # add_source refuses an unknown mode with a message; none given: the person's default.
+    pdf_capture = request.POST.get("pdf_capture") or Preferences.of(request.user).pdf_capture
     notes: list[tuple[str, str]] = []  # (level, text) for each file that needs a word
     if not files:
         notes.append(("error", "Choose at least one file to upload."))
     for upload in files:
         try:
-            added = add_source(owner=request.user, notebook=notebook, upload=upload)
+            added = add_source(
+                owner=request.user, notebook=notebook, upload=upload, pdf_capture=pdf_capture
+            )
         except UploadRejected as exc:
             notes.append(("error", str(exc)))
             continue
@@ -146,7 +205,12 @@ def add_web_page(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
     notebook = _get_notebook_for_user(request, notebook_id)
     notes: list[tuple[str, str]] = []
     try:
-        added = add_url(owner=request.user, notebook=notebook, url=request.POST.get("url", ""))
+        added = add_url(
+            owner=request.user,
+            notebook=notebook,
+            url=request.POST.get("url", ""),
+            pdf_capture=Preferences.of(request.user).pdf_capture,  # should it be a PDF
+        )
     except UploadRejected as exc:
         notes.append(("error", str(exc)))
     else:
@@ -175,14 +239,17 @@ def ask(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
     notebook = _get_notebook_for_user(request, notebook_id)
     conversation = None
     if conversation_id := request.POST.get("conversation", "").strip():
-        if not conversation_id.isdigit():
-            raise Http404("No such conversation.")
-        conversation = get_object_or_404(Conversation, pk=conversation_id, notebook=notebook)
+        conversation = _get_conversation(notebook, conversation_id)
+    source = _get_source_to_ask_about(notebook, request.POST.get("source", ""))
     question = request.POST.get("question", "")
 
     try:
         answer = answer_question(
-            user=request.user, notebook=notebook, question=question, conversation=conversation
+            user=request.user,
+            notebook=notebook,
+            question=question,
+            conversation=conversation,
+            source=source,
         )
     except CreditSpent:  # spent by another request since the check above
         return credit_spent_response(request)
@@ -196,13 +263,40 @@ def ask(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
         return render(request, "notebooks/detail.html#exchange", context)
 
     if not request.htmx:
-        return redirect("notebooks:detail", notebook_id=notebook.pk)
-    context = {
-        "notebook": notebook,
-        "conversation": answer.conversation,
-        "exchange": [answer.question, answer.message],
-    }
-    return render(request, "notebooks/detail.html#exchange", context)
+        return redirect("notebooks:conversation", notebook.pk, answer.conversation.pk)
+    context = _conversations_context(notebook, answer.conversation)
+    context.update({"notebook": notebook, "exchange": [answer.question, answer.message]})
+    response = render(request, "notebooks/detail.html#exchange", context)
+    # The address bar names the open conversation, so a reload shows it again.
+    response["HX-Push-Url"] = reverse(
+        "notebooks:conversation", args=[notebook.pk, answer.conversation.pk]
+    )
+    return response
+
+
+@login_required
+@require_POST
+def rename_conversation(
+    request: HtmxHttpRequest, notebook_id: int, conversation_id: int
+) -> HttpResponse:
+    """Give a conversation a title; an empty one names it by its first question again."""
+    notebook = _get_notebook_for_user(request, notebook_id)
+    conversation = _get_conversation(notebook, conversation_id)
+    title = " ".join(request.POST.get("title", "").split())
+    conversation.title = title[: Conversation._meta.get_field("title").max_length]
+    conversation.save(update_fields=["title"])
+    return redirect("notebooks:conversation", notebook.pk, conversation.pk)
+
+
+@login_required
+@require_POST
+def delete_conversation(
+    request: HtmxHttpRequest, notebook_id: int, conversation_id: int
+) -> HttpResponse:
+    notebook = _get_notebook_for_user(request, notebook_id)
+    _get_conversation(notebook, conversation_id).delete()
+    url = reverse("notebooks:detail", args=[notebook.pk])
+    return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
 
 
 def _highlight(cited: Citation) -> tuple[str, str, str] | None:
@@ -233,6 +327,71 @@ def citation(request: HtmxHttpRequest, notebook_id: int, citation_id: int) -> Ht
         "citation": cited,
         "source_linked": source_linked,
         "passage_parts": _highlight(cited),
+        "page_view": _page_view(cited, request.GET.get("page", "")) if source_linked else None,
     }
     template = "notebooks/citation.html#passage" if request.htmx else "notebooks/citation.html"
+    if request.htmx and "page" in request.GET:  # turning the pages under the passage
+        template = "notebooks/citation.html#page_view"
     return render(request, template, context)
+
+
+def _page_view(cited: Citation, requested: str) -> dict[str, Any] | None:
+    """The PDF page shown under a citation: the cited page, or the one the reader turned
+    to; None when there is no page to show."""
+    source = cited.source
+    if source is None or source.kind != Source.Kind.PDF or not source.file:
+        return None
+    if not cited.page or not source.page_count:
+        return None
+    page = cited.page
+    if requested.isdigit() and 1 <= int(requested) <= source.page_count:
+        page = int(requested)
+    return {
+        "source": source,
+        "page": page,
+        "page_count": source.page_count,
+        "highlighted": page == cited.page,
+        "previous": page - 1 if page > 1 else None,
+        "next": page + 1 if page < source.page_count else None,
+    }
+
+
+def _quote_position(cited: Citation) -> float | None:
+    """Where on its page (0 to 1) the quote was extracted, to pick the right one of a
+    sentence the page repeats."""
+    chunk = cited.chunk
+    if chunk is None or (offset := chunk.text.find(cited.quote)) < 0:
+        return None
+    page_chunks = Chunk.objects.filter(source_id=chunk.source_id, page=chunk.page)
+    page_length = page_chunks.aggregate(length=Max("char_end"))["length"]
+    return (chunk.char_start + offset) / page_length if page_length else None
+
+
+@login_required
+@require_GET
+def page_image(
+    request: HtmxHttpRequest, notebook_id: int, source_id: int, page: int
+) -> HttpResponse:
+    """A page of a PDF in the notebook as a PNG; `?citation=<id>` highlights that
+    citation's quote when it cites this page."""
+    notebook = _get_notebook_for_user(request, notebook_id)
+    source = get_object_or_404(notebook.sources, pk=source_id, kind=Source.Kind.PDF)
+    if not source.file or not source.page_count or not 1 <= page <= source.page_count:
+        raise Http404("No such page.")
+    quote, near = "", None
+    if citation_id := request.GET.get("citation", ""):
+        if not citation_id.isdigit():
+            raise Http404("No such citation.")
+        cited = get_object_or_404(
+            Citation, pk=citation_id, message__conversation__notebook=notebook
+        )
+        if cited.source_id == source.pk and cited.page == page:
+            quote, near = cited.quote, _quote_position(cited)
+    try:
+        png = render_page_png(Path(source.file.path), page, quote=quote, near=near)
+    except PageNotRendered as exc:
+        raise Http404("This page could not be rendered.") from exc
+    response = HttpResponse(png, content_type="image/png")
+    # The file behind a source never changes (its name is its hash), but access can end.
+    patch_cache_control(response, private=True, max_age=3600)
+    return response

@@ -28,8 +28,10 @@ def search_notebook(
     model: str,
     k: int | None = None,
     floor: float | None = None,
+    source_id: int | None = None,
 ) -> list[Hit]:
-    """The k chunks most similar to the query, best first, at or above the floor.
+    """The k chunks most similar to the query, best first, at or above the floor; only
+    those of `source_id` (one of the notebook's sources) when given.
 
     Only vectors made by `model` are compared: two models' vectors never meet.
     """
@@ -46,6 +48,8 @@ def search_notebook(
     )
     if floor is not None:
         chunks = chunks.filter(similarity__gte=floor)
+    if source_id is not None:
+        chunks = chunks.filter(source_id=source_id)
     return [Hit(chunk=chunk, similarity=chunk.similarity) for chunk in chunks[:k]]
 
 
@@ -81,6 +85,7 @@ WITH scope AS MATERIALIZED (
     FROM library_source s
     JOIN notebooks_notebooksource ns ON ns.source_id = s.id
     WHERE ns.notebook_id = %(notebook)s AND s.status = %(ready)s
+      AND (%(source)s::bigint IS NULL OR s.id = %(source)s::bigint)
 ),
 dense AS (
     SELECT c.id, 1 - (c.embedding <=> %(vector)s::vector) AS similarity
@@ -198,6 +203,7 @@ def search_notebook_hybrid(
     k: int | None = None,
     floor: float | None = None,
     fusion: Fusion | None = None,
+    source_id: int | None = None,
 ) -> list[Hit]:
     """The k best chunks by dense and full-text ranking fused, in one SQL statement.
 
@@ -207,6 +213,7 @@ def search_notebook_hybrid(
     fusion = fusion or Fusion()
     params: dict[str, Any] = {
         "notebook": notebook.pk,
+        "source": source_id,  # None: all the notebook's sources
         "ready": Source.Status.READY.value,
         "model": model,
         "vector": "[" + ",".join(repr(float(value)) for value in query_vector) + "]",

@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 from django.contrib.auth.models import User
 
-from ingest.loaders import image, pdf, text
+from ingest.loaders import audio, image, pdf, text
 from ingest.passages import LoaderError, Passage
 
 TEXT_SUFFIXES = {".txt", ".md", ".markdown", ".text", ".rst", ".csv"}
@@ -19,13 +19,16 @@ def detect_kind(filename: str, head: bytes) -> str:
         return "pdf"
     if image.is_image(head):
         return "image"
+    if audio.is_audio(head):
+        return "audio"
     if Path(filename).suffix.lower() in TEXT_SUFFIXES:
         return "text"
     if text.looks_like_text(head):
         return "text"
     raise LoaderError(
         f"{filename!r} is not a file Loupe can read yet: upload a PDF, an image (PNG, JPEG, "
-        "WebP, GIF, TIFF), a text or a Markdown file."
+        "WebP, GIF, TIFF), a recording (MP3, WAV, M4A, AAC, Ogg, FLAC, WebM), a text or a "
+        "Markdown file."
     )
 
 
@@ -43,6 +46,9 @@ def load_passages(
         return Loaded(*pdf.load(path, capture=pdf_capture, user=user))
     if kind == "image":
         passages, reader = image.load(path, user=user)
+        return Loaded(passages, None, reader)
+    if kind == "audio":
+        passages, reader = audio.load(path, user=user)
         return Loaded(passages, None, reader)
     if kind == "text":
         passages, reader = text.load(path)

@@ -8,6 +8,7 @@ from django.urls import reverse
     [
         "admin:library_source_changelist",
         "admin:library_chunk_changelist",
+        "admin:library_preferences_changelist",
         "admin:notebooks_notebook_changelist",
         "admin:notebooks_conversation_changelist",
         "admin:notebooks_citation_changelist",

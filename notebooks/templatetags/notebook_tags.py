@@ -8,6 +8,7 @@ from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from notebooks.models import Message
+from notebooks.rendering import link_markers, render_markdown
 
 register = template.Library()
 
@@ -17,8 +18,11 @@ MARKER_RE = re.compile(r"\[(\d+)\]")
 
 @register.filter
 def link_citations(message: Message) -> SafeString:
-    """The message's text, escaped, with each [n] that has a citation turned into a link
-    that opens the cited passage in the side panel. Other brackets stay plain text."""
+    """The message's text as safe HTML, with each [n] that has a citation turned into a link
+    that opens the cited passage in the side panel. Other brackets stay plain text.
+
+    A model's answer is Markdown, rendered and sanitised (notebooks.rendering); any other
+    message (an extractive answer quotes the sources) is escaped plain text."""
     notebook_id = message.conversation.notebook_id
     citations = {cited.n: cited for cited in message.citations.all()}
 
@@ -35,6 +39,8 @@ def link_citations(message: Message) -> SafeString:
             ' title="Weakly supported: the passage does not clearly say this"' if weak else "",
         )
 
-    # Escaping leaves "[", "]" and digits alone, so the markers survive it, and every
-    # piece of markup added afterwards is built by format_html.
+    # Escaping and sanitising leave "[", "]" and digits alone, so the markers survive them,
+    # and every piece of markup added afterwards is built by format_html.
+    if message.mode == Message.Mode.LLM:
+        return mark_safe(link_markers(render_markdown(message.content), MARKER_RE, link))
     return mark_safe(MARKER_RE.sub(link, escape(message.content)))

@@ -35,7 +35,7 @@ def test_html_in_the_answer_is_escaped(owner, notebook):
     html = link_citations(message)
 
     assert "<script>" not in html
-    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in html
+    assert '&lt;script&gt;alert("x")&lt;/script&gt;' in html
 
 
 def test_extractive_answer_carries_its_label(client, owner, notebook):

@@ -1,7 +1,9 @@
 import pytest
+from django.core.files.base import ContentFile
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
+from ingest.tests.data import PDFS
 from library.models import Source
 from notebooks.models import Conversation, Message, Notebook
 from notebooks.tests.factories import make_cited_answer, make_source
@@ -98,6 +100,111 @@ def test_anonymous_user_is_sent_to_login(client, notebook, method, name, with_no
 
 def test_anonymous_user_is_sent_to_login_for_a_citation(client, notebook, cited):
     response = client.get(reverse("notebooks:citation", args=[notebook.pk, cited.pk]))
+
+    assert response.status_code == 302
+    assert response.url.startswith(reverse("login"))
+
+
+def _conversation_urls(notebook, conversation):
+    """Every conversation URL, with the method it takes."""
+    return [
+        ("get", reverse("notebooks:new_conversation", args=[notebook.pk])),
+        ("get", reverse("notebooks:conversation", args=[notebook.pk, conversation.pk])),
+        ("post", reverse("notebooks:rename_conversation", args=[notebook.pk, conversation.pk])),
+        ("post", reverse("notebooks:delete_conversation", args=[notebook.pk, conversation.pk])),
+    ]
+
+
+def test_outsider_gets_404_on_every_conversation_url(client, outsider, notebook, cited):
+    conversation = cited.message.conversation
+    client.force_login(outsider)
+
+    for method, url in _conversation_urls(notebook, conversation):
+        assert getattr(client, method)(url, {"title": "Mine"}).status_code == 404, url
+    conversation.refresh_from_db()
+    assert conversation.title == ""
+
+
+def test_outsider_gets_404_for_a_conversation_under_their_own_notebook(client, outsider, cited):
+    theirs = Notebook.objects.create(owner=outsider, title="Mine")
+    conversation = cited.message.conversation
+    client.force_login(outsider)
+
+    for method, url in _conversation_urls(theirs, conversation)[1:]:
+        assert getattr(client, method)(url).status_code == 404, url
+    assert Conversation.objects.filter(pk=conversation.pk).exists()
+
+
+def test_anonymous_user_is_sent_to_login_for_every_conversation_url(client, notebook, cited):
+    for method, url in _conversation_urls(notebook, cited.message.conversation):
+        response = getattr(client, method)(url)
+        assert response.status_code == 302, url
+        assert response.url.startswith(reverse("login"))
+
+
+def test_asking_about_a_source_of_another_notebook_is_404(client, owner, outsider, notebook):
+    theirs = Notebook.objects.create(owner=outsider, title="Theirs")
+    foreign = make_source(owner=outsider, notebook=theirs, title="Their notes")
+    mine_elsewhere = make_source(
+        owner=owner, notebook=Notebook.objects.create(owner=owner, title="Other"), title="Mine"
+    )
+    client.force_login(owner)
+
+    for source in (foreign, mine_elsewhere):
+        asked = client.post(
+            reverse("notebooks:ask", args=[notebook.pk]),
+            {"question": "Hello?", "source": source.pk},
+        )
+        page = client.get(
+            reverse("notebooks:new_conversation", args=[notebook.pk]), {"about": source.pk}
+        )
+        assert asked.status_code == 404
+        assert page.status_code == 404
+    assert not Message.objects.exists()
+
+
+def _pdf_in(notebook, title="Crazy ones"):
+    source = make_source(owner=notebook.owner, notebook=notebook, title=title)
+    source.kind, source.page_count = Source.Kind.PDF, 1
+    pdf = (PDFS / "pypdf" / "crazyones.pdf").read_bytes()
+    source.file.save("crazyones.pdf", ContentFile(pdf))
+    return source
+
+
+def test_outsider_gets_404_for_a_page_image(client, owner, outsider, notebook):
+    source = _pdf_in(notebook)
+    url = reverse("notebooks:page_image", args=[notebook.pk, source.pk, 1])
+
+    client.force_login(owner)
+    assert client.get(url).status_code == 200
+    client.force_login(outsider)
+    assert client.get(url).status_code == 404
+
+
+def test_outsider_gets_404_for_a_page_image_under_their_own_notebook(client, outsider, notebook):
+    source = _pdf_in(notebook)
+    theirs = Notebook.objects.create(owner=outsider, title="Mine")
+    client.force_login(outsider)
+
+    response = client.get(reverse("notebooks:page_image", args=[theirs.pk, source.pk, 1]))
+
+    assert response.status_code == 404
+
+
+def test_outsider_gets_404_highlighting_a_citation_of_the_owner(client, outsider, cited):
+    theirs = Notebook.objects.create(owner=outsider, title="Mine")
+    their_pdf = _pdf_in(theirs, title="Their copy")
+    client.force_login(outsider)
+    url = reverse("notebooks:page_image", args=[theirs.pk, their_pdf.pk, 1])
+
+    assert client.get(url).status_code == 200
+    assert client.get(url, {"citation": cited.pk}).status_code == 404
+
+
+def test_anonymous_user_is_sent_to_login_for_a_page_image(client, notebook):
+    source = _pdf_in(notebook)
+
+    response = client.get(reverse("notebooks:page_image", args=[notebook.pk, source.pk, 1]))
 
     assert response.status_code == 302
     assert response.url.startswith(reverse("login"))

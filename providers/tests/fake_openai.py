@@ -10,6 +10,7 @@ next few requests, and it records every request so a test can read what was sent
 from __future__ import annotations
 
 import contextlib
+import email.parser
 import hashlib
 import json
 import math
@@ -71,6 +72,25 @@ def is_vision_request(body: Any) -> bool:
     )
 
 
+def parse_multipart(content_type: str, raw: bytes) -> dict[str, Any]:
+    """A multipart/form-data body as {field: text}; a file field as {"filename", "content"}."""
+    message = email.parser.BytesParser().parsebytes(
+        f"Content-Type: {content_type}\r\n\r\n".encode() + raw
+    )
+    if not message.is_multipart():
+        raise ValueError("not a multipart body")
+    fields: dict[str, Any] = {}
+    for part in message.get_payload():
+        name = part.get_param("name", header="content-disposition")
+        content = part.get_payload(decode=True) or b""
+        filename = part.get_filename()
+        if filename is None:
+            fields[name] = content.decode(errors="replace")
+        else:
+            fields[name] = {"filename": filename, "content": content}
+    return fields
+
+
 @dataclass
 class RecordedRequest:
     path: str
@@ -93,6 +113,8 @@ class FakeOpenAI:
     base_url: str = ""
     chat_replies: list[str] = field(default_factory=list)
     vision_replies: list[str] = field(default_factory=list)
+    # Transcripts that /audio/transcriptions answers with, in order.
+    transcription_replies: list[str] = field(default_factory=list)
     requests: list[RecordedRequest] = field(default_factory=list)
     # Answer embeddings with this many dimensions whatever the request asks for.
     force_dimensions: int | None = None
@@ -197,6 +219,15 @@ class FakeOpenAI:
             ),
         }
 
+    @property
+    def transcription_requests(self) -> list[RecordedRequest]:
+        return [r for r in self.requests if r.path.endswith("/audio/transcriptions")]
+
+    def transcription_response(self, body: dict[str, Any]) -> dict[str, Any]:
+        with self._lock:
+            text = self.transcription_replies.pop(0) if self.transcription_replies else ""
+        return {"text": text}
+
     def _usage(self, usage: dict[str, int]) -> dict[str, Any]:
         return {} if self.omit_usage else {"usage": usage}
 
@@ -247,8 +278,12 @@ def _make_handler(controller: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length)
+            content_type = self.headers.get("Content-Type") or ""
             try:
-                body = json.loads(raw or b"{}")
+                if content_type.startswith("multipart/form-data"):
+                    body = parse_multipart(content_type, raw)
+                else:
+                    body = json.loads(raw or b"{}")
             except ValueError:
                 body = raw.decode(errors="replace")
             path = self.path.split("?")[0]
@@ -273,6 +308,8 @@ def _make_handler(controller: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 self._send_json(200, controller.embeddings_response(body))
             elif path.endswith("/chat/completions") and isinstance(body, dict):
                 self._send_json(200, controller.chat_response(body))
+            elif path.endswith("/audio/transcriptions") and isinstance(body, dict):
+                self._send_json(200, controller.transcription_response(body))
             else:
                 error = {"message": f"No route {path}", "type": "invalid_request_error"}
                 self._send_json(404, {"error": error})

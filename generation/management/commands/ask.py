@@ -20,6 +20,9 @@ class Command(BaseCommand):
         parser.add_argument("--user", required=True, help="username of the owner")
         parser.add_argument("--notebook", required=True, help="notebook title")
         parser.add_argument("--json", action="store_true", help="print one JSON object")
+        parser.add_argument(
+            "--source", type=int, help="id of one of the notebook's sources: ask about it alone"
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         User = get_user_model()
@@ -32,8 +35,15 @@ class Command(BaseCommand):
                 f"{options['user']} has no notebook {options['notebook']!r}; "
                 "create it with `manage.py ingest`."
             )
+        source = None
+        if options["source"] is not None:
+            source = notebook.sources.filter(pk=options["source"]).first()
+            if source is None:
+                raise CommandError(f"The notebook has no source {options['source']}.")
         try:
-            answer = answer_question(user=user, notebook=notebook, question=options["question"])
+            answer = answer_question(
+                user=user, notebook=notebook, question=options["question"], source=source
+            )
         except (CreditSpent, ProviderError, ValueError) as exc:
             raise CommandError(str(exc)) from exc
 

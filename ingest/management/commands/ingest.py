@@ -12,7 +12,7 @@ from django.core.management.base import BaseCommand, CommandParser
 
 from ingest.services import UploadRejected, add_source, add_url
 from ingest.worker import wait_for_sources
-from library.models import Source
+from library.models import Preferences, Source
 from notebooks.services import get_or_create_notebook
 
 URL_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
@@ -35,9 +35,9 @@ class Command(BaseCommand):
         parser.add_argument(
             "--pdf-capture",
             choices=["text", "vision", "auto"],
-            default="auto",
+            default=None,
             help="how new PDFs are read: text layer, vision, or vision only for pages "
-            "without a text layer (auto, the default)",
+            "without a text layer (auto); default: the user's preference (auto unless set)",
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -51,6 +51,7 @@ class Command(BaseCommand):
             user.set_unusable_password()
             user.save()
             say(f"Created user {user.get_username()} (no usable password).")
+        pdf_capture = options["pdf_capture"] or Preferences.of(user).pdf_capture
         notebook, created = get_or_create_notebook(owner=user, title=options["notebook"])
         if created:
             say(f"Created notebook {notebook.title!r}.")
@@ -76,16 +77,14 @@ class Command(BaseCommand):
                 continue
             try:
                 if is_url:
-                    added = add_url(
-                        owner=user, notebook=notebook, url=raw, pdf_capture=options["pdf_capture"]
-                    )
+                    added = add_url(owner=user, notebook=notebook, url=raw, pdf_capture=pdf_capture)
                 else:
                     with path.open("rb") as handle:
                         added = add_source(
                             owner=user,
                             notebook=notebook,
                             upload=File(handle, path.name),
-                            pdf_capture=options["pdf_capture"],
+                            pdf_capture=pdf_capture,
                         )
             except UploadRejected as exc:
                 result["error"] = str(exc)

@@ -1,0 +1,38 @@
+"""Earlier turns go to the chat model within CHAT_HISTORY_TOKENS, newest first."""
+
+from generation.answering import answer_question
+from notebooks.models import Conversation, Message
+from providers.tokens import estimate_tokens
+
+
+def test_history_keeps_the_newest_turns_that_fit_the_budget(
+    fake_openai, settings, owner, notebook, add_ready_source
+):
+    add_ready_source(notebook, b"Grey herons wait motionless at the edge of the pond.")
+    conversation = Conversation.objects.create(notebook=notebook)
+    turns = [f"Turn {i}: " + "heron " * 20 for i in range(6)]
+    for i, text in enumerate(turns):
+        role = Message.Role.USER if i % 2 == 0 else Message.Role.ASSISTANT
+        Message.objects.create(conversation=conversation, role=role, content=text)
+    # Room for the last three turns, not for a fourth.
+    settings.CHAT_HISTORY_TOKENS = estimate_tokens(*turns[-3:]) + estimate_tokens(turns[2]) - 1
+    fake_openai.chat_replies.append("Herons wait [1].")
+
+    answer_question(user=owner, notebook=notebook, question="And then?", conversation=conversation)
+
+    sent = fake_openai.chat_requests[0].body["messages"]
+    assert [message["content"] for message in sent[1:-1]] == turns[-3:]
+    assert sent[-1]["content"].endswith("Question: And then?")
+
+
+def test_no_history_with_a_zero_budget(fake_openai, settings, owner, notebook, add_ready_source):
+    add_ready_source(notebook, b"Grey herons wait motionless at the edge of the pond.")
+    fake_openai.chat_replies += ["Herons wait [1].", "By the pond [1]."]
+    first = answer_question(user=owner, notebook=notebook, question="Where do herons wait?")
+    settings.CHAT_HISTORY_TOKENS = 0
+
+    answer_question(
+        user=owner, notebook=notebook, question="For how long?", conversation=first.conversation
+    )
+
+    assert [m["role"] for m in fake_openai.chat_requests[1].body["messages"]] == ["system", "user"]

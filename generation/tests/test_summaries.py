@@ -1,0 +1,22 @@
+from generation.summaries import extractive_summary, head
+
+
+def test_head_ends_after_the_given_number_of_words_keeping_passage_order():
+    passages = ["one two three.", "", "four, five six seven"]
+
+    assert head(passages, words=5) == "one two three.\n\nfour, five"
+    assert head(passages, words=3) == "one two three."
+    assert head(passages, words=100) == "one two three.\n\nfour, five six seven"
+
+
+def test_an_extractive_summary_stays_near_a_hundred_and_twenty_words():
+    text = " ".join(f"Herons wait by pond {n} for fish in the morning." for n in range(200))
+
+    summary = extractive_summary(text)
+
+    assert 0 < len(summary.split()) <= 120
+    assert summary in text
+
+
+def test_a_text_without_sentences_has_an_empty_extractive_summary():
+    assert extractive_summary("  ... --- ") == ""
