@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import render
 
 from billing.services import credit_spent_message, has_credit
@@ -31,14 +32,14 @@ def credit_spent_response(request: HttpRequest) -> HttpResponse:
     return render(request, "billing/credit_spent.html", context, status=PAYMENT_REQUIRED)
 
 
-def credit_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+def credit_required(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
     """Refuse the view with 402 when the signed-in user's credit is spent.
 
     Put it below @login_required, so that an anonymous request is sent to sign in first.
     """
 
     @functools.wraps(view)
-    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
         if not has_credit(request.user):  # type: ignore[arg-type]
             return credit_spent_response(request)
         return view(request, *args, **kwargs)

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from dataclasses import dataclass
 
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
 
+from billing.models import Usage
 from billing.services import require_credit, usage_for
 from generation import extractive, prompts
 from generation.citations import map_markers
 from generation.verification import verify_citations
 from library.models import Source
 from notebooks.models import Citation, Conversation, Message, Notebook
-from providers.chat import chat, chat_available
+from providers.chat import chat, chat_available, chat_stream
 from providers.tokens import estimate_tokens
 from retrieval.search import Hit
 from retrieval.services import retrieve
@@ -54,6 +56,57 @@ def answer_question(
     return answer
 
 
+def stream_answer(
+    *,
+    user: User,
+    notebook: Notebook,
+    question: str,
+    conversation: Conversation | None = None,
+    source: Source | None = None,
+) -> Generator[str | Answer, None, None]:
+    """answer_question, streamed: yields the model's text as it is written, then the stored
+    Answer (its text mapped and its citations verified, which the deltas are not yet).
+
+    A refusal or an extractive answer needs no model call: its whole text comes at once.
+    Errors are raised as by answer_question, before the first delta or while streaming.
+
+    A reader that stops before the end (closes this generator: the person pressed Stop or
+    left the page) gets nothing stored, neither the question nor the partial answer: Stop
+    means "not this answer", the question is still in the form to be asked again, and a
+    truncated answer would sit in the conversation, and go to the model as history, as if it
+    were complete. The usage row is still written (the provider billed the tokens), pointing
+    at the notebook.
+    """
+    require_credit(user)
+    # usage_for sets a context variable, which must not stay set across a yield: the
+    # reader may advance this generator from another context (sync_to_async does).
+    with usage_for(notebook_id=notebook.pk) as billed:
+        prepared = _prepare(
+            user=user,
+            notebook=notebook,
+            question=question,
+            conversation=conversation,
+            source=source,
+        )
+    if prepared.answer is not None:
+        billed.attach(message_id=prepared.answer.message.pk)
+        yield prepared.answer.message.content
+        yield prepared.answer
+        return
+    stream = chat_stream(prepared.messages, user=user)
+    try:
+        yield from stream
+    finally:
+        stream.close()  # writes the usage row now if the reader stopped early
+        if stream.usage is not None:
+            Usage.objects.filter(pk=stream.usage.pk).update(notebook_id=notebook.pk)
+    answer = prepared.store_reply(stream.text, stream.model)
+    assert stream.usage is not None  # written when the stream ended
+    billed.usage_ids.append(stream.usage.pk)
+    billed.attach(message_id=answer.message.pk)
+    yield answer
+
+
 def _answer_question(
     *,
     user: User,
@@ -67,13 +120,58 @@ def _answer_question(
     Nothing is stored until the answer exists: a failed model call leaves no unanswered
     question behind (and no empty new conversation).
     """
+    prepared = _prepare(
+        user=user, notebook=notebook, question=question, conversation=conversation, source=source
+    )
+    if prepared.answer is not None:
+        return prepared.answer
+    reply = chat(prepared.messages, user=user)
+    return prepared.store_reply(reply.text, reply.model)
+
+
+@dataclass
+class _Prepared:
+    """A question made ready for the model: retrieval done and the prompt built; or, when
+    no model call is needed (refusals, extractive mode), already answered and stored."""
+
+    notebook: Notebook
+    conversation: Conversation | None
+    question: str
+    hits: list[Hit]
+    messages: list[dict[str, str]]
+    answer: Answer | None = None
+
+    def store_reply(self, text: str, model: str) -> Answer:
+        """Map the model's markers onto the passages, verify them, and store it all."""
+        mapped = map_markers(text, len(self.hits))
+        return _store(
+            self.notebook,
+            self.conversation,
+            self.question,
+            mapped.text,
+            Message.Mode.LLM,
+            self.hits,
+            mapped.order,
+            model,
+        )
+
+
+def _prepare(
+    *,
+    user: User,
+    notebook: Notebook,
+    question: str,
+    conversation: Conversation | None,
+    source: Source | None,
+) -> _Prepared:
     question = question.strip()
     if not question:
         raise ValueError("The question is empty.")
     history = _history(conversation)
 
-    def store(text: str, mode: str, hits: list[Hit], order: list[int], model: str = "") -> Answer:
-        return _store(notebook, conversation, question, text, mode, hits, order, model)
+    def answered(text: str, mode: str, hits: list[Hit], order: list[int]) -> _Prepared:
+        answer = _store(notebook, conversation, question, text, mode, hits, order, "")
+        return _Prepared(notebook, conversation, question, hits, [], answer=answer)
 
     sources = list(notebook.sources.all())
     if source is not None:
@@ -81,21 +179,21 @@ def _answer_question(
         if not sources:
             raise ValueError("That source is not in this notebook.")
     if not sources:
-        return store(prompts.EMPTY_NOTEBOOK_REPLY, Message.Mode.REFUSAL, [], [])
+        return answered(prompts.EMPTY_NOTEBOOK_REPLY, Message.Mode.REFUSAL, [], [])
     ready = [source for source in sources if source.status == Source.Status.READY]
     if not ready:
-        return store(prompts.NOTHING_READY_REPLY, Message.Mode.REFUSAL, [], [])
+        return answered(prompts.NOTHING_READY_REPLY, Message.Mode.REFUSAL, [], [])
 
     hits = retrieve(user=user, notebook=notebook, question=question, source=source)
 
     if not chat_available():
         if not hits:
-            return store(prompts.NO_MATCH_REPLY, Message.Mode.REFUSAL, [], [])
+            return answered(prompts.NO_MATCH_REPLY, Message.Mode.REFUSAL, [], [])
         text = extractive.answer(
             question, [hit.chunk.text for hit in hits], [hit.similarity for hit in hits]
         )
         mapped = map_markers(text, len(hits))
-        return store(mapped.text, Message.Mode.EXTRACTIVE, hits, mapped.order)
+        return answered(mapped.text, Message.Mode.EXTRACTIVE, hits, mapped.order)
 
     user_prompt = prompts.build_user_prompt(
         question=question,
@@ -105,9 +203,7 @@ def _answer_question(
     messages = [{"role": "system", "content": prompts.SYSTEM_PROMPT}]
     messages += [{"role": turn.role, "content": turn.content} for turn in history]
     messages.append({"role": "user", "content": user_prompt})
-    reply = chat(messages, user=user)
-    mapped = map_markers(reply.text, len(hits))
-    return store(mapped.text, Message.Mode.LLM, hits, mapped.order, reply.model)
+    return _Prepared(notebook, conversation, question, hits, messages)
 
 
 def _history(conversation: Conversation | None) -> list[Message]:

@@ -23,7 +23,7 @@ from ingest.loaders import detect_kind, html, load_passages
 from ingest.passages import LoaderError, Passage
 from ingest.url_guard import UrlRefused, parse_url
 from library.languages import detect_language, search_config
-from library.models import Chunk, Source
+from library.models import Chunk, ChunkEmbedding, EmbeddingState, Source
 from notebooks.models import Notebook, NotebookSource
 from providers import embeddings
 from providers.errors import ProviderError
@@ -191,37 +191,63 @@ def _process_source(*, source_id: int) -> Source:
         def report(done: int, total: int) -> None:
             Source.objects.filter(pk=source.pk).update(progress_done=done)
 
-        model = embeddings.active_model()
-        vectors = embeddings.embed_texts(
-            [draft.text for draft in drafts], user=source.owner, on_progress=report
-        )
-        with transaction.atomic():
-            Chunk.objects.filter(source=source).delete()
-            Chunk.objects.bulk_create(
-                Chunk(
-                    source=source,
-                    ordinal=ordinal,
-                    page=draft.page,
-                    text=draft.text,
-                    char_start=draft.char_start,
-                    char_end=draft.char_end,
-                    embedding=vector,
-                    embedding_model=model,
+        texts = [draft.text for draft in drafts]
+        while True:
+            # During a model switch (retrieval/reembed.py) the chunks get the vectors of
+            # both models: the active one's serve now, the next one's at the switch.
+            model, target = embeddings.active(), embeddings.target()
+            vectors = embeddings.embed_texts(
+                texts, user=source.owner, on_progress=report, model=model
+            )
+            next_vectors = None
+            if target:
+                try:
+                    next_vectors = embeddings.embed_texts(texts, user=source.owner, model=target)
+                except ProviderError as exc:
+                    # The next model failing must not fail the source: the re-embed job
+                    # gives these chunks its vectors before it switches.
+                    logger.warning("embedding source %s by %s: %s", source.pk, target.name, exc)
+            with transaction.atomic():
+                state = EmbeddingState.lock_for_writing(
+                    model=model.name, dimensions=model.dimensions
                 )
-                for ordinal, (draft, vector) in enumerate(zip(drafts, vectors, strict=True))
-            )
-            # The full-text vectors, stemmed in the source's language, in the same transaction.
-            source.language = detect_language(" ".join(draft.text for draft in drafts[:20]))
-            source.search_config = search_config(source.language)
-            Chunk.objects.filter(source=source).update(
-                search_vector=SearchVector("text", config=source.search_config)
-            )
-            source.status = Source.Status.READY
-            source.page_count = page_count
-            source.chunk_count = len(drafts)
-            source.progress_done = len(drafts)
-            source.progress_total = len(drafts)
-            source.save()
+                if state.active_model != model.name:
+                    continue  # the switch happened meanwhile: embed with the new model
+                Chunk.objects.filter(source=source).delete()
+                chunks = Chunk.objects.bulk_create(
+                    Chunk(
+                        source=source,
+                        ordinal=ordinal,
+                        page=draft.page,
+                        text=draft.text,
+                        char_start=draft.char_start,
+                        char_end=draft.char_end,
+                        embedding=vector,
+                        embedding_model=model.name,
+                    )
+                    for ordinal, (draft, vector) in enumerate(zip(drafts, vectors, strict=True))
+                )
+                # A switch that began after we read `target` embeds these chunks itself
+                # before it switches (it checks under the exclusive lock).
+                if target and next_vectors and state.target_model == target.name:
+                    ChunkEmbedding.objects.bulk_create(
+                        ChunkEmbedding(chunk=chunk, model=target.name, embedding=vector)
+                        for chunk, vector in zip(chunks, next_vectors, strict=True)
+                    )
+                # The full-text vectors, stemmed in the source's language, in the same
+                # transaction.
+                source.language = detect_language(" ".join(texts[:20]))
+                source.search_config = search_config(source.language)
+                Chunk.objects.filter(source=source).update(
+                    search_vector=SearchVector("text", config=source.search_config)
+                )
+                source.status = Source.Status.READY
+                source.page_count = page_count
+                source.chunk_count = len(drafts)
+                source.progress_done = len(drafts)
+                source.progress_total = len(drafts)
+                source.save()
+                break
         # The source is ready and answerable now; its summary cannot fail it.
         _summarize(source, passages)
     except (LoaderError, ProviderError) as exc:

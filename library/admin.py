@@ -1,9 +1,10 @@
 from __future__ import annotations
 
 from django.contrib import admin
+from django.http import HttpRequest
 from django.utils.text import Truncator
 
-from library.models import Chunk, Preferences, Source
+from library.models import Chunk, EmbeddingState, Preferences, Source
 
 
 @admin.register(Source)
@@ -50,3 +51,19 @@ class ChunkAdmin(admin.ModelAdmin):
     search_fields = ["text", "source__title"]
     exclude = ["embedding"]  # hundreds of floats help nobody in a form
     raw_id_fields = ["source"]
+
+
+@admin.register(EmbeddingState)
+class EmbeddingStateAdmin(admin.ModelAdmin):
+    """Read-only: the active model and a switch's progress; `manage.py reembed` changes it."""
+
+    list_display = ["active_model", "target_model", "progress_done", "progress_total"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False

@@ -4,7 +4,7 @@ from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVectorField
-from django.db import models
+from django.db import connection, models
 from pgvector.django import VectorField
 
 
@@ -145,3 +145,71 @@ class Preferences(models.Model):
     def of(cls, user: AbstractBaseUser) -> Preferences:
         """The user's preferences, unsaved defaults when they never changed any."""
         return cls.objects.filter(user_id=user.pk).first() or cls(user_id=user.pk)
+
+
+class ChunkEmbedding(models.Model):
+    """A chunk's vector by a model being switched to (`manage.py reembed`).
+
+    The active model's vector stays on the chunk itself, so a search reads one table and
+    one model, as before; this table only holds the next model's vectors while they are
+    made. The switch copies them onto the chunks and deletes them (retrieval/reembed.py).
+    """
+
+    chunk = models.ForeignKey(Chunk, on_delete=models.CASCADE, related_name="next_embeddings")
+    model = models.CharField(max_length=200)
+    embedding = VectorField()  # any dimension, like Chunk.embedding
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["chunk", "model"], name="chunk_embedding_unique_model")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.chunk_id} by {self.model}"
+
+
+class EmbeddingState(models.Model):
+    """Which embedding model serves searches (one row, id 1), and the switch under way.
+
+    Kept in the database, not only in settings, so that every web process and worker
+    switches at the same moment without a restart, and a changed setting alone never
+    makes a search compare a question's vector with chunks of another model. No row: the
+    configured model serves (nothing was embedded yet). The row is written with the first
+    chunks, and by the switch.
+    """
+
+    active_model = models.CharField(max_length=200)
+    # The `dimensions` asked of an OpenAI-compatible model; None: the model's own.
+    active_dimensions = models.PositiveIntegerField(null=True, blank=True)
+    # The model `manage.py reembed` is switching to; "" when none.
+    target_model = models.CharField(max_length=200, blank=True)
+    target_dimensions = models.PositiveIntegerField(null=True, blank=True)
+    progress_done = models.PositiveIntegerField(default=0)
+    progress_total = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    @classmethod
+    def lock_for_writing(cls, *, model: str, dimensions: int | None) -> EmbeddingState:
+        """The state, share-locked until the transaction ends; a missing row is created
+        with `model` (the configured one), pinning the model of the first vectors.
+
+        A writer of chunk vectors holds it while it writes, the switch takes it exclusively:
+        so the switch sees every chunk committed before it, and a writer after it sees the
+        new active model (and must not write the old model's vectors).
+        """
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "INSERT INTO library_embeddingstate (id, active_model, active_dimensions, "
+                "target_model, progress_done, progress_total, updated_at) "
+                "VALUES (1, %s, %s, '', 0, 0, now()) ON CONFLICT (id) DO NOTHING",
+                [model, dimensions],
+            )
+        return cls.objects.raw("SELECT * FROM library_embeddingstate WHERE id = 1 FOR SHARE")[0]
+
+    def __str__(self) -> str:
+        if self.target_model:
+            return (
+                f"{self.active_model}, switching to {self.target_model} "
+                f"({self.progress_done}/{self.progress_total})"
+            )
+        return self.active_model

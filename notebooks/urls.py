@@ -18,6 +18,8 @@ urlpatterns = [
     ),
     path("<int:notebook_id>/add-url/", views.add_web_page, name="add_url"),
     path("<int:notebook_id>/ask/", views.ask, name="ask"),
+    path("<int:notebook_id>/ask/stream/", views.ask_stream, name="ask_stream"),
+    path("<int:notebook_id>/messages/<int:message_id>/", views.message, name="message"),
     path(
         "<int:notebook_id>/conversations/new/",
         views.detail,

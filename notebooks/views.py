@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import AsyncIterator, Generator
 from pathlib import Path
 from typing import Any
 
+from asgiref.sync import sync_to_async
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.db.models import Count, Max
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.cache import patch_cache_control
@@ -19,7 +22,7 @@ from django_htmx.middleware import HtmxDetails
 
 from billing.decorators import credit_required, credit_spent_response
 from billing.services import CreditSpent
-from generation.answering import answer_question
+from generation.answering import Answer, answer_question, stream_answer
 from ingest.services import SourceBusy, UploadRejected, add_source, add_url, reprocess_source
 from library.models import Chunk, Preferences, Source
 from notebooks.models import Citation, Conversation, Message, Notebook, NotebookSource
@@ -272,6 +275,96 @@ def ask(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
         "notebooks:conversation", args=[notebook.pk, answer.conversation.pk]
     )
     return response
+
+
+@login_required
+@require_POST
+@credit_required
+def ask_stream(request: HtmxHttpRequest, notebook_id: int) -> StreamingHttpResponse:
+    """The answer as server-sent events: `delta` events carry the text as the model writes
+    it, then `done` names the stored message (whose rendered form replaces the raw text),
+    or `error` says why there is none. A reader that hangs up stops the model call."""
+    notebook = _get_notebook_for_user(request, notebook_id)
+    conversation = None
+    if conversation_id := request.POST.get("conversation", "").strip():
+        conversation = _get_conversation(notebook, conversation_id)
+    source = _get_source_to_ask_about(notebook, request.POST.get("source", ""))
+    answers = stream_answer(
+        user=request.user,
+        notebook=notebook,
+        question=request.POST.get("question", ""),
+        conversation=conversation,
+        source=source,
+    )
+    response = StreamingHttpResponse(
+        _answer_events(notebook, answers), content_type="text/event-stream"
+    )
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"  # a proxy (nginx) must pass each event on at once
+    return response
+
+
+def _event(name: str, data: dict[str, Any]) -> str:
+    return f"event: {name}\ndata: {json.dumps(data)}\n\n"
+
+
+def _next_or_none(answers: Generator[str | Answer, None, None]) -> str | Answer | None:
+    # StopIteration cannot travel through sync_to_async's future.
+    return next(answers, None)
+
+
+async def _answer_events(
+    notebook: Notebook, answers: Generator[str | Answer, None, None]
+) -> AsyncIterator[str]:
+    """The events of a streamed answer. An async iterator: under ASGI Django would read a
+    sync one to the end before sending anything. The answer's generator does database work,
+    so each step runs in the request's sync thread; closing this iterator (Django does when
+    the client disconnects) closes the generator, which stores nothing (stream_answer)."""
+    try:
+        while True:
+            try:
+                item = await sync_to_async(_next_or_none)(answers)
+            except (CreditSpent, ProviderError, ValueError) as exc:
+                yield _event("error", {"error": str(exc)})
+                return
+            if item is None:
+                return
+            if isinstance(item, Answer):
+                yield _event(
+                    "done",
+                    {
+                        "message": item.message.pk,
+                        "conversation": item.conversation.pk,
+                        "message_url": reverse(
+                            "notebooks:message", args=[notebook.pk, item.message.pk]
+                        ),
+                        "conversation_url": reverse(
+                            "notebooks:conversation", args=[notebook.pk, item.conversation.pk]
+                        ),
+                    },
+                )
+            else:
+                yield _event("delta", {"text": item})
+    finally:
+        await sync_to_async(answers.close)()
+
+
+@login_required
+@require_GET
+def message(request: HtmxHttpRequest, notebook_id: int, message_id: int) -> HttpResponse:
+    """One stored message, rendered; for htmx with the conversation list and the form's
+    conversation id, which a streamed answer's first message may have just created."""
+    notebook = _get_notebook_for_user(request, notebook_id)
+    shown = get_object_or_404(
+        Message.objects.prefetch_related("citations").select_related("conversation"),
+        pk=message_id,
+        conversation__notebook=notebook,
+    )
+    if not request.htmx:
+        return render(request, "notebooks/_message.html", {"message": shown})
+    context = _conversations_context(notebook, shown.conversation)
+    context.update({"notebook": notebook, "message": shown})
+    return render(request, "notebooks/detail.html#streamed", context)
 
 
 @login_required

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import openai
 from django.conf import settings
 from django.contrib.auth.models import User
 
 from billing.services import record_usage
+from library.models import EmbeddingState
 from providers import local_e5
 from providers.errors import ProviderError
 from providers.openai_client import client, describe_error, remote_configured
@@ -19,16 +21,50 @@ DEFAULT_FLOORS = {local_e5.MODEL_NAME: 0.80}
 DEFAULT_FLOOR = 0.3
 
 
-def active_model() -> str:
+@dataclass(frozen=True)
+class EmbeddingModel:
+    name: str
+    # The `dimensions` asked of an OpenAI-compatible model; None: the model's own.
+    dimensions: int | None = None
+
+    @property
+    def is_local(self) -> bool:
+        return self.name == local_e5.MODEL_NAME
+
+
+def configured_model() -> EmbeddingModel:
+    """The model the settings name: the one new vectors should come from."""
     if remote_configured():
-        return settings.EMBEDDING_MODEL
-    return local_e5.MODEL_NAME
+        return EmbeddingModel(settings.EMBEDDING_MODEL, settings.EMBEDDING_DIMENSIONS or None)
+    return EmbeddingModel(local_e5.MODEL_NAME)
 
 
-def similarity_floor() -> float:
+def active() -> EmbeddingModel:
+    """The model that made the searched vectors, as the database says (library.EmbeddingState):
+    it may differ from the configured one until `manage.py reembed` has switched. One
+    primary-key read, so every process sees a switch at once."""
+    row = EmbeddingState.objects.filter(pk=1).values_list("active_model", "active_dimensions")
+    state = row.first()
+    if state is None:
+        return configured_model()
+    return EmbeddingModel(*state)
+
+
+def target() -> EmbeddingModel | None:
+    """The model `manage.py reembed` is switching to, if a switch is under way."""
+    row = EmbeddingState.objects.filter(pk=1).values_list("target_model", "target_dimensions")
+    state = row.first()
+    return EmbeddingModel(*state) if state and state[0] else None
+
+
+def active_model() -> str:
+    return active().name
+
+
+def similarity_floor(model: str | None = None) -> float:
     if settings.SIMILARITY_FLOOR >= 0:
         return float(settings.SIMILARITY_FLOOR)
-    return DEFAULT_FLOORS.get(active_model(), DEFAULT_FLOOR)
+    return DEFAULT_FLOORS.get(model or active_model(), DEFAULT_FLOOR)
 
 
 def embed_texts(
@@ -36,36 +72,49 @@ def embed_texts(
     *,
     user: User | None,
     on_progress: Callable[[int, int], None] | None = None,
+    model: EmbeddingModel | None = None,
 ) -> list[list[float]]:
-    """Embed documents in batches; `on_progress(done, total)` after each batch."""
+    """Embed documents in batches with `model` (None: the active one);
+    `on_progress(done, total)` after each batch."""
+    model = model or active()
     vectors: list[list[float]] = []
-    batch_size = settings.EMBEDDING_BATCH_SIZE if remote_configured() else 8
+    batch_size = 8 if model.is_local else settings.EMBEDDING_BATCH_SIZE
     for start in range(0, len(texts), batch_size):
         batch = texts[start : start + batch_size]
-        vectors.extend(_embed_batch(batch, user=user, is_query=False))
+        vectors.extend(_embed_batch(batch, user=user, is_query=False, model=model))
         if on_progress:
             on_progress(len(vectors), len(texts))
     return vectors
 
 
-def embed_query(text: str, *, user: User | None) -> list[float]:
-    return _embed_batch([text], user=user, is_query=True)[0]
+def embed_query(
+    text: str, *, user: User | None, model: EmbeddingModel | None = None
+) -> list[float]:
+    """The question's vector by `model` (None: the active one); a search must compare it
+    only with chunks of the same model, so callers that search pass the model they read."""
+    return _embed_batch([text], user=user, is_query=True, model=model or active())[0]
 
 
-def _embed_batch(texts: list[str], *, user: User | None, is_query: bool) -> list[list[float]]:
-    model = active_model()
-    if not remote_configured():
+def _embed_batch(
+    texts: list[str], *, user: User | None, is_query: bool, model: EmbeddingModel
+) -> list[list[float]]:
+    if model.is_local:
         if is_query:
             vector, tokens = local_e5.embed_query(texts[0])
             vectors = [vector]
         else:
             vectors, tokens = local_e5.embed_passages(texts)
-        record_usage(user=user, kind="embedding", model=model, input_tokens=tokens)
+        record_usage(user=user, kind="embedding", model=model.name, input_tokens=tokens)
         return vectors
+    if not remote_configured():
+        raise ProviderError(
+            f"The embedding model {model.name} needs OPENAI_BASE_URL; it made the vectors "
+            "searched now. Configure it again, or switch models with manage.py reembed."
+        )
 
-    kwargs: dict = {"model": model, "input": texts}
-    if settings.EMBEDDING_DIMENSIONS:
-        kwargs["dimensions"] = settings.EMBEDDING_DIMENSIONS
+    kwargs: dict = {"model": model.name, "input": texts}
+    if model.dimensions:
+        kwargs["dimensions"] = model.dimensions
     try:
         response = client().embeddings.create(**kwargs)
     except (openai.OpenAIError, ValueError, TypeError, KeyError, AttributeError) as exc:
@@ -73,20 +122,21 @@ def _embed_batch(texts: list[str], *, user: User | None, is_query: bool) -> list
     record_usage(
         user=user,
         kind="embedding",
-        model=model,
+        model=model.name,
         input_tokens=reported_or_estimated(response.usage, "prompt_tokens", *texts),
     )
     data = sorted(response.data, key=lambda item: item.index)
     vectors = [list(item.embedding) for item in data]
     if len(vectors) != len(texts):
         raise ProviderError(
-            f"The embedding model {model} returned {len(vectors)} vectors for {len(texts)} texts."
+            f"The embedding model {model.name} returned {len(vectors)} vectors "
+            f"for {len(texts)} texts."
         )
-    expected = settings.EMBEDDING_DIMENSIONS
+    expected = model.dimensions
     for vector in vectors:
         if expected and len(vector) != expected:
             raise ProviderError(
-                f"The embedding model {model} returned {len(vector)} dimensions, but "
+                f"The embedding model {model.name} returned {len(vector)} dimensions, but "
                 f"EMBEDDING_DIMENSIONS is {expected}. Fix the setting or the model."
             )
     return vectors

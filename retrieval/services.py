@@ -18,17 +18,27 @@ def retrieve(
     source: Source | None = None,
 ) -> list[Hit]:
     """Embed the question (one metered call) and search the notebook, or only `source`
-    (one of the notebook's: "Ask about this") with RETRIEVAL_K_ONE_SOURCE and no floor."""
-    vector = embeddings.embed_query(question, user=user)
+    (one of the notebook's: "Ask about this") with RETRIEVAL_K_ONE_SOURCE and no floor.
+
+    The question is embedded by the model it is searched with. Should `manage.py reembed`
+    switch models between the two, the chunks no longer carry that model's vectors: the
+    question is embedded again by the new one (a switch is rare; twice in a row, never)."""
     if source is not None:
-        return search(
+        k = k or settings.RETRIEVAL_K_ONE_SOURCE
+    for _attempt in range(2):
+        model = embeddings.active()
+        vector = embeddings.embed_query(question, user=user, model=model)
+        hits = search(
             notebook=notebook,
             question=question,
             query_vector=vector,
-            k=k or settings.RETRIEVAL_K_ONE_SOURCE,
-            source_id=source.pk,
+            k=k,
+            source_id=source.pk if source is not None else None,
+            model=model.name,
         )
-    return search(notebook=notebook, question=question, query_vector=vector, k=k)
+        if hits or embeddings.active_model() == model.name:
+            break
+    return hits
 
 
 def search(
@@ -38,12 +48,14 @@ def search(
     query_vector: list[float],
     k: int | None = None,
     source_id: int | None = None,
+    model: str | None = None,
 ) -> list[Hit]:
-    """The search `retrieve` runs once the question is embedded: RETRIEVAL_MODE, the active
-    model and its floor decide. `manage.py evaluate` times it apart from the embedding.
-    Searching one source (`source_id`) has no floor: everything it holds may be asked about."""
-    model = embeddings.active_model()
-    floor = embeddings.similarity_floor() if source_id is None else None
+    """The search `retrieve` runs once the question is embedded: RETRIEVAL_MODE, the
+    model that embedded it (None: the active one) and its floor decide. `manage.py
+    evaluate` times it apart from the embedding. Searching one source (`source_id`) has
+    no floor: everything it holds may be asked about."""
+    model = model or embeddings.active_model()
+    floor = embeddings.similarity_floor(model) if source_id is None else None
     if settings.RETRIEVAL_MODE == "hybrid":
         return search_notebook_hybrid(
             notebook=notebook,

@@ -43,6 +43,58 @@ def test_outsider_gets_404_for_a_question_and_nothing_is_stored(client, outsider
     assert not Message.objects.exists()
 
 
+def test_outsider_gets_404_for_a_streamed_question_and_nothing_is_stored(
+    client, outsider, notebook
+):
+    client.force_login(outsider)
+
+    response = client.post(
+        reverse("notebooks:ask_stream", args=[notebook.pk]), {"question": "Hello?"}
+    )
+
+    assert response.status_code == 404
+    assert not Message.objects.exists()
+
+
+def test_outsider_gets_404_for_a_message(client, outsider, notebook, cited):
+    theirs = Notebook.objects.create(owner=outsider, title="Mine")
+    client.force_login(outsider)
+
+    for under in (notebook, theirs):
+        url = reverse("notebooks:message", args=[under.pk, cited.message.pk])
+        assert client.get(url).status_code == 404, url
+        assert client.get(url, headers={"HX-Request": "true"}).status_code == 404, url
+
+
+def test_message_of_another_notebook_is_404_even_for_its_owner(client, owner, cited):
+    other = Notebook.objects.create(owner=owner, title="Other")
+    client.force_login(owner)
+
+    ours = client.get(
+        reverse(
+            "notebooks:message", args=[cited.message.conversation.notebook_id, cited.message.pk]
+        )
+    )
+    elsewhere = client.get(reverse("notebooks:message", args=[other.pk, cited.message.pk]))
+
+    assert ours.status_code == 200
+    assert elsewhere.status_code == 404
+
+
+def test_streaming_into_a_conversation_of_another_notebook_is_404(client, owner, notebook):
+    other = Notebook.objects.create(owner=owner, title="Other")
+    elsewhere = Conversation.objects.create(notebook=other)
+    client.force_login(owner)
+
+    response = client.post(
+        reverse("notebooks:ask_stream", args=[notebook.pk]),
+        {"question": "Hello?", "conversation": elsewhere.pk},
+    )
+
+    assert response.status_code == 404
+    assert not Message.objects.exists()
+
+
 def test_outsider_gets_404_for_a_citation(client, outsider, notebook, cited):
     client.force_login(outsider)
     url = reverse("notebooks:citation", args=[notebook.pk, cited.pk])
@@ -87,12 +139,20 @@ def test_conversation_of_another_notebook_is_404(client, owner, notebook):
         ("post", "notebooks:upload", True),
         ("post", "notebooks:add_url", True),
         ("post", "notebooks:ask", True),
+        ("post", "notebooks:ask_stream", True),
     ],
 )
 def test_anonymous_user_is_sent_to_login(client, notebook, method, name, with_notebook):
     url = reverse(name, args=[notebook.pk] if with_notebook else [])
 
     response = getattr(client, method)(url)
+
+    assert response.status_code == 302
+    assert response.url.startswith(reverse("login"))
+
+
+def test_anonymous_user_is_sent_to_login_for_a_message(client, notebook, cited):
+    response = client.get(reverse("notebooks:message", args=[notebook.pk, cited.message.pk]))
 
     assert response.status_code == 302
     assert response.url.startswith(reverse("login"))

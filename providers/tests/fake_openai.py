@@ -2,7 +2,8 @@
 
 Embeddings are a hashed bag of words, so texts that share words are similar and the same
 text always gets the same vector. Chat replies come from a queue the test fills; a chat
-request with an image in it (a vision request) takes its reply from a second queue. The server
+request with an image in it (a vision request) takes its reply from a second queue; a request
+with stream=true gets its reply as server-sent chunks, one word each. The server
 can also misbehave on purpose (HTTP 500, 429, too slow, or a body that is not JSON) for the
 next few requests, and it records every request so a test can read what was sent.
 """
@@ -122,6 +123,10 @@ class FakeOpenAI:
     # Answer without a `usage` field, as some OpenAI-compatible servers do.
     omit_usage: bool = False
     default_dimensions: int = 64
+    # A streamed chat reply (stream=true) waits this long before each chunk, and counts the
+    # chunks it has sent, so a test can tell that text arrived before the rest was sent.
+    stream_delay: float = 0.0
+    chunks_sent: int = 0
     _failures: list[_Failure] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _stopping: threading.Event = field(default_factory=threading.Event)
@@ -219,6 +224,22 @@ class FakeOpenAI:
             ),
         }
 
+    def chat_stream_events(self, body: dict[str, Any]) -> Iterator[dict[str, Any]]:
+        """The chat.completion.chunk events of a streamed reply: one per word (with the
+        space before it), then the usage chunk when `stream_options.include_usage` asks."""
+        reply = self.chat_response(body)
+        text = reply["choices"][0]["message"]["content"]
+        base = {key: reply[key] for key in ("id", "created", "model")}
+        base["object"] = "chat.completion.chunk"
+        words = re.findall(r"\s*\S+", text) or [""]
+        for index, word in enumerate(words):
+            delta = {"role": "assistant", "content": word} if index == 0 else {"content": word}
+            choice = {"index": 0, "delta": delta, "finish_reason": None}
+            yield {**base, "choices": [choice]}
+        yield {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+        if (body.get("stream_options") or {}).get("include_usage") and "usage" in reply:
+            yield {**base, "choices": [], "usage": reply["usage"]}
+
     @property
     def transcription_requests(self) -> list[RecordedRequest]:
         return [r for r in self.requests if r.path.endswith("/audio/transcriptions")]
@@ -275,6 +296,23 @@ def _make_handler(controller: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
         def _send_json(self, status: int, data: Any) -> None:
             self._send(status, json.dumps(data).encode(), "application/json")
 
+        def _send_events(self, events: Iterator[dict[str, Any]]) -> None:
+            """Server-sent events, each flushed at once, the connection closed after [DONE]."""
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.close_connection = True
+            for event in events:
+                if controller.stream_delay and controller._stopping.wait(controller.stream_delay):
+                    return
+                self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
+                self.wfile.flush()
+                with controller._lock:
+                    controller.chunks_sent += 1
+            self.wfile.write(b"data: [DONE]\n\n")
+            self.wfile.flush()
+
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length)
@@ -307,6 +345,9 @@ def _make_handler(controller: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             if path.endswith("/embeddings") and isinstance(body, dict):
                 self._send_json(200, controller.embeddings_response(body))
             elif path.endswith("/chat/completions") and isinstance(body, dict):
+                if body.get("stream"):
+                    self._send_events(controller.chat_stream_events(body))
+                    return
                 self._send_json(200, controller.chat_response(body))
             elif path.endswith("/audio/transcriptions") and isinstance(body, dict):
                 self._send_json(200, controller.transcription_response(body))

@@ -111,7 +111,7 @@ def test_a_server_that_is_down_cannot_be_reached(db, settings):
         embeddings.embed_query("grey herons", user=None)
 
 
-def test_the_active_model_follows_the_settings(settings):
+def test_before_any_vector_is_stored_the_active_model_follows_the_settings(settings, db):
     settings.OPENAI_BASE_URL = ""
     assert embeddings.active_model() == local_e5.MODEL_NAME
 
@@ -120,7 +120,7 @@ def test_the_active_model_follows_the_settings(settings):
     assert embeddings.active_model() == "text-embedding-3-small"
 
 
-def test_the_similarity_floor_defaults_per_model_unless_set(settings):
+def test_the_similarity_floor_defaults_per_model_unless_set(settings, db):
     settings.SIMILARITY_FLOOR = -1.0
     settings.OPENAI_BASE_URL = ""
     assert embeddings.similarity_floor() == 0.80
