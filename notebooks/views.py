@@ -148,6 +148,20 @@ def sources(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
     return render(request, "notebooks/detail.html#sources", _sources_context(notebook))
 
 
+def _after_adding(
+    request: HtmxHttpRequest, notebook: Notebook, notes: list[tuple[str, str]]
+) -> HttpResponse:
+    """The response to an upload or an added web page: the sources list and the notes
+    (why a file was refused, that one was already in the library)."""
+    if request.htmx:
+        context = _sources_context(notebook)
+        context.update({"upload_notes": notes, "oob": True})
+        return render(request, "notebooks/detail.html#upload_result", context)
+    for level, text in notes:
+        messages.add_message(request, messages.ERROR if level == "error" else messages.INFO, text)
+    return redirect("notebooks:detail", notebook_id=notebook.pk)
+
+
 @login_required
 @require_POST
 @credit_required
@@ -176,13 +190,7 @@ def upload(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
                 )
             )
 
-    if request.htmx:
-        context = _sources_context(notebook)
-        context.update({"upload_notes": notes, "oob": True})
-        return render(request, "notebooks/detail.html#upload_result", context)
-    for level, text in notes:
-        messages.add_message(request, messages.ERROR if level == "error" else messages.INFO, text)
-    return redirect("notebooks:detail", notebook_id=notebook.pk)
+    return _after_adding(request, notebook, notes)
 
 
 @login_required
@@ -226,13 +234,7 @@ def add_web_page(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
                 )
             )
 
-    if request.htmx:
-        context = _sources_context(notebook)
-        context.update({"upload_notes": notes, "oob": True})
-        return render(request, "notebooks/detail.html#upload_result", context)
-    for level, text in notes:
-        messages.add_message(request, messages.ERROR if level == "error" else messages.INFO, text)
-    return redirect("notebooks:detail", notebook_id=notebook.pk)
+    return _after_adding(request, notebook, notes)
 
 
 @login_required
