@@ -20,6 +20,7 @@ from generation.summaries import summarize
 from ingest.chunker import chunk_passages
 from ingest.fetch import Fetched, fetch
 from ingest.loaders import detect_kind, html, load_passages
+from ingest.loaders.pdf import PageProgress
 from ingest.passages import LoaderError, Passage
 from ingest.url_guard import UrlRefused, parse_url
 from library.languages import detect_language, search_config
@@ -158,12 +159,24 @@ def _process_source(*, source_id: int) -> Source:
     with transaction.atomic():
         source = Source.objects.select_for_update().get(pk=source_id)
         if source.status == Source.Status.READY:
+            if source.stage:
+                # A worker died while writing the summary; the source is ready without one.
+                source.stage = Source.Stage.NONE
+                source.save(update_fields=["stage", "updated_at"])
             return source
         source.status = Source.Status.PROCESSING
         source.error = ""
+        source.stage = _first_stage(source)
         source.progress_done = source.progress_total = 0
         source.save(
-            update_fields=["status", "error", "progress_done", "progress_total", "updated_at"]
+            update_fields=[
+                "status",
+                "error",
+                "stage",
+                "progress_done",
+                "progress_total",
+                "updated_at",
+            ]
         )
     # Checked when the work starts, not only at upload: the queue may have waited while
     # other work spent the credit. Retrying the source after a grant processes it.
@@ -180,16 +193,17 @@ def _process_source(*, source_id: int) -> Source:
                 Path(source.file.path),
                 pdf_capture=source.pdf_capture,
                 user=source.owner,
+                on_progress=_page_reporter(source),
             )
         drafts = chunk_passages(
             passages, window=settings.CHUNK_TOKENS, overlap=settings.CHUNK_OVERLAP_TOKENS
         )
         if not drafts:
             raise LoaderError("The source contains no words to index.")
-        Source.objects.filter(pk=source.pk).update(progress_total=len(drafts))
+        _report_progress(source, stage=Source.Stage.EMBEDDING, done=0, total=len(drafts))
 
         def report(done: int, total: int) -> None:
-            Source.objects.filter(pk=source.pk).update(progress_done=done)
+            _report_progress(source, stage=Source.Stage.EMBEDDING, done=done, total=total)
 
         texts = [draft.text for draft in drafts]
         while True:
@@ -242,6 +256,8 @@ def _process_source(*, source_id: int) -> Source:
                     search_vector=SearchVector("text", config=source.search_config)
                 )
                 source.status = Source.Status.READY
+                # Ready and answerable now; the stage is cleared once the summary is written.
+                source.stage = Source.Stage.SUMMARIZING
                 source.page_count = page_count
                 source.chunk_count = len(drafts)
                 source.progress_done = len(drafts)
@@ -277,13 +293,39 @@ def _summarize(source: Source, passages: list[Passage]) -> None:
     else:
         source.summary = summary.text
         source.summary_mode = summary.mode if summary.text else ""
-    source.save(update_fields=["summary", "summary_mode", "summary_error", "updated_at"])
+    source.stage = Source.Stage.NONE
+    source.save(update_fields=["summary", "summary_mode", "summary_error", "stage", "updated_at"])
 
 
 def _fail(source: Source, message: str) -> None:
     source.status = Source.Status.FAILED
     source.error = message
-    source.save(update_fields=["status", "error", "updated_at"])
+    source.stage = Source.Stage.NONE
+    source.save(update_fields=["status", "error", "stage", "updated_at"])
+
+
+def _first_stage(source: Source) -> str:
+    if source.kind == Source.Kind.URL:
+        return Source.Stage.FETCHING
+    if source.kind == Source.Kind.AUDIO:
+        return Source.Stage.TRANSCRIBING
+    return Source.Stage.READING
+
+
+def _report_progress(source: Source, *, stage: str, done: int = 0, total: int = 0) -> None:
+    """Say what the worker is doing, in a short UPDATE of its own: it commits at once (no
+    transaction is open here), so the page shows it while the source processes."""
+    Source.objects.filter(pk=source.pk).update(
+        stage=stage, progress_done=done, progress_total=total
+    )
+
+
+def _page_reporter(source: Source) -> PageProgress:
+    def report(done: int, total: int, by_vision: bool) -> None:
+        stage = Source.Stage.READING_IMAGES if by_vision else Source.Stage.READING
+        _report_progress(source, stage=stage, done=done, total=total)
+
+    return report
 
 
 WEB_PAGE_TYPES = {"text/html", "application/xhtml+xml"}
@@ -387,6 +429,7 @@ def _fetch_and_load(source: Source) -> tuple[list[Passage], int | None]:
     """Fetch a web source through the guard, keep the bytes as its file and read them."""
     fetched = fetch(source.url)
     kind = _web_kind(fetched)
+    _report_progress(source, stage=Source.Stage.READING)
     suffix = {"html": ".html", "pdf": ".pdf", "text": ".txt"}[kind]
     stem = Path(unquote(urlsplit(fetched.url).path)).stem[:100] or "page"
     if source.file:
@@ -402,7 +445,11 @@ def _fetch_and_load(source: Source) -> tuple[list[Passage], int | None]:
         source.reader = html.READER
     else:
         passages, page_count, reader = load_passages(
-            kind, Path(source.file.path), pdf_capture=source.pdf_capture, user=source.owner
+            kind,
+            Path(source.file.path),
+            pdf_capture=source.pdf_capture,
+            user=source.owner,
+            on_progress=_page_reporter(source),
         )
         source.reader = f"PDF from the web ({reader})" if kind == "pdf" else reader
     source.save(update_fields=["file", "filename", "size_bytes", "title", "reader", "updated_at"])

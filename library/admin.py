@@ -25,6 +25,7 @@ class SourceAdmin(admin.ModelAdmin):
     readonly_fields = [
         "sha256",
         "size_bytes",
+        "stage",
         "summary",
         "summary_mode",
         "summary_error",

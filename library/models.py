@@ -38,6 +38,15 @@ class Source(models.Model):
         READY = "ready"
         FAILED = "failed"
 
+    class Stage(models.TextChoices):
+        NONE = "", "None"
+        FETCHING = "fetching", "Fetching the page"
+        READING = "reading", "Reading"
+        READING_IMAGES = "reading_images", "Reading pages as images"
+        TRANSCRIBING = "transcribing", "Transcribing"
+        EMBEDDING = "embedding", "Embedding"
+        SUMMARIZING = "summarizing", "Writing the summary"
+
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="sources"
     )
@@ -63,8 +72,11 @@ class Source(models.Model):
     # question with the same one, so both sides' words meet.
     language = models.CharField(max_length=8, blank=True)
     search_config = models.CharField(max_length=40, default="simple")
-    # Progress of the slow part (embedding), written outside the final transaction so
-    # the page can show it while the source processes.
+    # What the worker is doing and how far it got (pages read while reading a PDF, chunks
+    # while embedding), written outside the final transaction so the page can show it while
+    # the source processes. The stage is "" once the source is finished (and its summary
+    # written).
+    stage = models.CharField(max_length=20, choices=Stage.choices, blank=True)
     progress_done = models.PositiveIntegerField(default=0)
     progress_total = models.PositiveIntegerField(default=0)
     # A paragraph about the source for generated documents and the admin, never for answers

@@ -48,8 +48,9 @@ def _sources_context(notebook: Notebook) -> dict[str, Any]:
     return {
         "notebook": notebook,
         "sources": sources,
-        # The partial polls itself only while there is something left to watch.
-        "polling": any(not source.is_finished for source in sources),
+        # The partial polls itself only while there is something left to watch (a ready
+        # source still has a stage while its summary is written).
+        "polling": any(not source.is_finished or source.stage for source in sources),
     }
 
 

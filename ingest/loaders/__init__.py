@@ -39,11 +39,20 @@ class Loaded(NamedTuple):
 
 
 def load_passages(
-    kind: str, path: Path, *, pdf_capture: str = "text", user: User | None = None
+    kind: str,
+    path: Path,
+    *,
+    pdf_capture: str = "text",
+    user: User | None = None,
+    on_progress: pdf.PageProgress | None = None,
 ) -> Loaded:
-    """Read a stored file; `user` is billed for the model calls that reading makes."""
+    """Read a stored file; `user` is billed for the model calls that reading makes.
+
+    `on_progress` hears of each page of a PDF read (see `pdf.load`); other kinds have no
+    pages to count.
+    """
     if kind == "pdf":
-        return Loaded(*pdf.load(path, capture=pdf_capture, user=user))
+        return Loaded(*pdf.load(path, capture=pdf_capture, user=user, on_progress=on_progress))
     if kind == "image":
         passages, reader = image.load(path, user=user)
         return Loaded(passages, None, reader)

@@ -11,7 +11,7 @@ import logging
 import math
 import threading
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pypdfium2 as pdfium
@@ -34,6 +34,10 @@ TEXT_READER = "pypdf text layer"
 RENDER_DPI = 150
 # A poster-sized page at 150 dpi would need gigabytes; such pages are rendered smaller.
 RENDER_MAX_PIXELS = 25_000_000
+
+# Called with (pages read, page count, whether the page was read as an image) after each
+# page, so the worker can show how far it got.
+PageProgress = Callable[[int, int, bool], None]
 
 # PDFium may not be called from two threads at once, not even for different documents.
 _pdfium_lock = threading.Lock()
@@ -94,33 +98,57 @@ def count_pages(reader: PdfReader) -> int:
     return page_count
 
 
-def legible_text_layer(reader: PdfReader, path: Path) -> dict[int, str]:
-    """The text of every page (numbered from 1) whose text layer is legible."""
+def legible_text_layer(
+    reader: PdfReader, path: Path, *, on_page: Callable[[int, int], None] | None = None
+) -> dict[int, str]:
+    """The text of every page (numbered from 1) whose text layer is legible.
+
+    `on_page(number, legible pages so far)` is called after each page.
+    """
     texts: dict[int, str] = {}
     for number, page in enumerate(reader.pages, start=1):
         try:
             page_text = page.extract_text() or ""
         except Exception as exc:  # one broken page must not lose the others
             logger.warning("page %s of %s could not be read: %s", number, path.name, exc)
-            continue
+            page_text = ""
         # NFKC folds ligatures ("ﬁ" → "fi") and presentation forms, so words match searches.
         page_text = unicodedata.normalize("NFKC", page_text).replace("\x00", "")
         if is_legible(page_text):
             texts[number] = page_text
+        if on_page is not None:
+            on_page(number, len(texts))
     return texts
 
 
 def load(
-    path: Path, *, capture: str = "text", user: User | None = None
+    path: Path,
+    *,
+    capture: str = "text",
+    user: User | None = None,
+    on_progress: PageProgress | None = None,
 ) -> tuple[list[Passage], int, str]:
-    """The passages of a PDF, its page count, and which reader produced the text."""
+    """The passages of a PDF, its page count, and which reader produced the text.
+
+    `on_progress` hears of every page read. A page whose text layer is not legible counts
+    as read in `text` mode (it is skipped) and only once the vision reader has read it in
+    the others, so the count reaches the page count exactly when reading is done.
+    """
     if capture not in CAPTURE_MODES:
         raise LoaderError(
             f"Unknown PDF capture mode {capture!r}; use one of {', '.join(CAPTURE_MODES)}."
         )
     reader = open_reader(path)
     page_count = count_pages(reader)
-    texts = {} if capture == "vision" else legible_text_layer(reader, path)
+
+    def report(done: int, *, by_vision: bool = False) -> None:
+        if on_progress is not None:
+            on_progress(done, page_count, by_vision)
+
+    def on_page(number: int, legible: int) -> None:
+        report(number if capture == "text" else legible)
+
+    texts = {} if capture == "vision" else legible_text_layer(reader, path, on_page=on_page)
     if capture == "text":
         if not texts:
             raise LoaderError(
@@ -142,11 +170,16 @@ def load(
         )
     seen: dict[int, str] = {}
     vision_reader = vision.active_reader()
+    # A page that cannot be rendered is skipped by render_pages; counting by position in
+    # `to_read` counts it as read all the same.
+    position = {number: index for index, number in enumerate(to_read, start=1)}
     for number, image in render_pages(path, to_read):
         result = vision.read_image(image, user=user)
         vision_reader = result.reader
         if result.text.strip():
             seen[number] = result.text
+        report(len(texts) + position[number], by_vision=True)
+    report(page_count)
     if not texts and not seen:
         raise LoaderError(
             f"No text could be read from any of this PDF's {page_count} pages (capture mode "

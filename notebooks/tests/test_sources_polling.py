@@ -51,3 +51,61 @@ def test_a_ready_source_says_which_reader_made_its_text(client, notebook):
     response = client.get(reverse("notebooks:sources", args=[notebook.pk]))
 
     assert "text file (utf-8)" in response.content.decode()
+
+
+def processing(notebook, **fields) -> Source:
+    from notebooks.models import NotebookSource
+
+    source = Source.objects.create(
+        owner=notebook.owner,
+        kind=fields.pop("kind", "pdf"),
+        title="report",
+        filename="report.pdf",
+        sha256="e" * 64,
+        status="processing",
+        **fields,
+    )
+    NotebookSource.objects.create(notebook=notebook, source=source)
+    return source
+
+
+def test_a_pdf_being_read_shows_the_page_and_a_progress_bar(client, notebook):
+    processing(notebook, stage="reading", progress_done=2, progress_total=4)
+    client.force_login(notebook.owner)
+
+    response = client.get(reverse("notebooks:sources", args=[notebook.pk]))
+
+    assert "reading page 2 of 4" in response.text
+    assert "with the vision model" not in response.text
+    assert '<progress class="source-progress" max="4" value="2">' in response.text
+    assert 'hx-trigger="every 2s"' in response.text
+
+
+def test_pages_read_as_images_say_so(client, notebook):
+    processing(notebook, stage="reading_images", progress_done=3, progress_total=40)
+    client.force_login(notebook.owner)
+
+    response = client.get(reverse("notebooks:sources", args=[notebook.pk]))
+
+    assert "reading page 3 of 40 with the vision model" in response.text
+
+
+def test_a_recording_being_transcribed_says_so(client, notebook):
+    processing(notebook, kind="audio", stage="transcribing")
+    client.force_login(notebook.owner)
+
+    response = client.get(reverse("notebooks:sources", args=[notebook.pk]))
+
+    assert "transcribing the recording…" in response.text
+    assert "<progress" not in response.text
+
+
+def test_a_ready_source_keeps_polling_while_its_summary_is_written(client, notebook):
+    source = processing(notebook, stage="summarizing")
+    Source.objects.filter(pk=source.pk).update(status="ready")
+    client.force_login(notebook.owner)
+
+    response = client.get(reverse("notebooks:sources", args=[notebook.pk]))
+
+    assert "writing the summary…" in response.text
+    assert 'hx-trigger="every 2s"' in response.text
