@@ -6,7 +6,7 @@ PIP := $(PY) -m pip
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test install install-dev lint stop-db clean
+.PHONY: run test install install-dev lint bench stop-db clean
 
 $(VENV)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,14 @@ lint: install-dev
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy .
+
+# Speed against the limits set by Loupe's own parts (bench/README.md), on a database of
+# its own; the embedded PostgreSQL is stopped after.
+BENCH_DATA ?= /tmp/loupe-bench
+bench: install
+	for script in ingest_overhead embedding_efficiency worker_memory retrieval_latency; do \
+		LOUPE_DATA_DIR=$(BENCH_DATA) $(PY) bench/$$script.py || status=1; \
+	done; LOUPE_DATA_DIR=$(BENCH_DATA) $(PY) -m config.database stop; exit $${status:-0}
 
 # Stop the embedded PostgreSQL (it outlives the processes that use it).
 stop-db:
