@@ -72,7 +72,6 @@ def add_source(
     embedded twice. A source that failed before is queued again, since the cause (a
     model server down, say) may be gone.
     """
-    from ingest.tasks import ingest_source
 
     filename = Path(upload.name or "upload").name
     sha256, size, head = _hash_and_size(upload)
@@ -111,14 +110,23 @@ def add_source(
                 source.file.delete(save=False)
                 source = Source.objects.get(owner=owner, sha256=sha256)
                 created = False
-        NotebookSource.objects.get_or_create(notebook=notebook, source=source)
-        if created or source.status == Source.Status.FAILED:
-            source.status = Source.Status.QUEUED
-            source.error = ""
-            source.save(update_fields=["status", "error", "updated_at"])
-            # Deferred inside the transaction: the job exists exactly when the row does.
-            ingest_source.defer(source_id=source.pk)
+        _link_and_queue(source, notebook=notebook, created=created)
     return AddedSource(source=source, created=created)
+
+
+def _link_and_queue(source: Source, *, notebook: Notebook, created: bool) -> None:
+    """Link the source to the notebook; queue it if new, or again if it failed before.
+
+    Called inside the caller's transaction: the job exists exactly when the row does.
+    """
+    from ingest.tasks import ingest_source
+
+    NotebookSource.objects.get_or_create(notebook=notebook, source=source)
+    if created or source.status == Source.Status.FAILED:
+        source.status = Source.Status.QUEUED
+        source.error = ""
+        source.save(update_fields=["status", "error", "updated_at"])
+        ingest_source.defer(source_id=source.pk)
 
 
 class SourceBusy(Exception):
@@ -356,7 +364,6 @@ def add_url(
     through the guard. The same URL from the same owner links the existing source: its
     key (`sha256`) is the hash of the normalised URL, as there are no bytes yet.
     """
-    from ingest.tasks import ingest_source
 
     url = url.strip()
     if not url:
@@ -394,12 +401,7 @@ def add_url(
                 # Another request added the same page a moment ago; use theirs.
                 source = Source.objects.get(owner=owner, sha256=sha256)
                 created = False
-        NotebookSource.objects.get_or_create(notebook=notebook, source=source)
-        if created or source.status == Source.Status.FAILED:
-            source.status = Source.Status.QUEUED
-            source.error = ""
-            source.save(update_fields=["status", "error", "updated_at"])
-            ingest_source.defer(source_id=source.pk)
+        _link_and_queue(source, notebook=notebook, created=created)
     return AddedSource(source=source, created=created)
 
 
