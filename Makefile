@@ -29,6 +29,7 @@ run: install
 	$(PY) manage.py serve --host $(HOST) --port $(PORT)
 
 test: install-dev
+	scripts/install-system-packages
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/pytest
 

@@ -22,6 +22,8 @@ class Source(models.Model):
         URL = "url", "Web page"
         IMAGE = "image", "Image"
         AUDIO = "audio", "Audio"
+        # A document Loupe generated from a notebook's other sources (report, quiz, ...).
+        GENERATED = "generated", "Generated document"
 
     class PdfCapture(models.TextChoices):
         TEXT = "text", "Text layer only"
