@@ -1,12 +1,32 @@
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
 import time
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
+
+
+def web_command(*, host: str, port: int) -> list[str]:
+    """The ASGI server, as `make run` starts it and docker-compose.yml's web container runs
+    it (ops/tests check they agree). uvicorn runs WEB_CONCURRENCY processes (default 1)."""
+    return [
+        sys.executable,
+        "-m",
+        "uvicorn",
+        "config.asgi:application",
+        "--host",
+        host,
+        "--port",
+        str(port),
+        # On SIGTERM, answers still streaming get this long to finish.
+        "--timeout-graceful-shutdown",
+        "30",
+    ]
 
 
 class Command(BaseCommand):
@@ -18,25 +38,23 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--host", default="127.0.0.1")
         parser.add_argument("--port", type=int, default=8000)
-        parser.add_argument("--no-worker", action="store_true", help="web server only")
+        parser.add_argument(
+            "--no-worker",
+            action="store_true",
+            help="web server only, in place of this process",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         python = sys.executable
-        commands = {
-            "web": [
-                python,
-                "-m",
-                "uvicorn",
-                "config.asgi:application",
-                "--host",
-                options["host"],
-                "--port",
-                str(options["port"]),
-            ],
-        }
-        if not options["no_worker"]:
-            commands["worker"] = [python, "manage.py", "procrastinate", "worker"]
-        processes = {name: subprocess.Popen(command) for name, command in commands.items()}
+        web = web_command(host=options["host"], port=options["port"])
+        env = dict(os.environ)
+        if "DEBUG" not in env and not settings.PRODUCTION:
+            env["DEBUG"] = "true"  # one person's laptop: Django's error pages help
+        if options["no_worker"]:
+            # Become the server: a stop signal reaches uvicorn itself.
+            os.execve(python, web, env)
+        commands = {"web": web, "worker": [python, "manage.py", "worker"]}
+        processes = {name: subprocess.Popen(command, env=env) for name, command in commands.items()}
         self.stdout.write(
             f"Loupe is running at http://{options['host']}:{options['port']}/ "
             f"({', '.join(processes)}); press Ctrl-C to stop."

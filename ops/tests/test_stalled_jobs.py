@@ -1,0 +1,106 @@
+"""A job whose worker died (no heartbeat) is queued again by the periodic upkeep task, and
+finished jobs are cleaned up."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from asgiref.sync import async_to_sync
+from django.core.files.base import ContentFile
+from django.db import connection
+from django.utils import timezone
+from procrastinate.contrib.django import app
+from procrastinate.contrib.django.models import ProcrastinateJob
+
+from ingest.services import add_source
+from ingest.worker import drain_queue
+from library.models import Source
+from ops.tasks import delete_old_jobs, retry_stalled_jobs
+
+
+def worker_dies_holding_the_job(job_id: int) -> None:
+    """What a worker killed mid-job leaves: the job "doing", its heartbeat getting old."""
+
+    async def take(worker_app) -> int:
+        async with worker_app.open_async():
+            manager = worker_app.job_manager
+            worker_id = await manager.register_worker()
+            job = await manager.fetch_job(queues=["ingest"], worker_id=worker_id)
+        assert job is not None and job.id == job_id
+        return worker_id
+
+    connector = app.connector.get_worker_connector()  # type: ignore[attr-defined]
+    with app.replace_connector(connector) as worker_app:
+        worker_id = async_to_sync(take)(worker_app)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE procrastinate_workers SET last_heartbeat = %s WHERE id = %s",
+            [timezone.now() - timedelta(minutes=5), worker_id],
+        )
+
+
+def run_now(task) -> None:
+    """Run a periodic upkeep task at once (a worker's periodic deferrer may have queued it
+    already: its queueing lock allows one waiting job)."""
+    waiting = ProcrastinateJob.objects.filter(task_name=task.name, status="todo")
+    if not waiting.exists():
+        task.defer(timestamp=0)
+    drain_queue("maintenance")
+    assert not waiting.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_job_left_running_by_a_dead_worker_is_retried_and_finishes(fake_openai, notebook):
+    drain_queue("ingest")  # jobs other tests left behind come first in the queue
+    added = add_source(
+        owner=notebook.owner,
+        notebook=notebook,
+        upload=ContentFile(b"A worker died here. " * 30, name="stalled.txt"),
+    )
+    job = ProcrastinateJob.objects.get(args={"source_id": added.source.pk})
+    worker_dies_holding_the_job(job.pk)
+    assert ProcrastinateJob.objects.get(pk=job.pk).status == "doing"
+    drain_queue("ingest")
+    assert ProcrastinateJob.objects.get(pk=job.pk).status == "doing"  # nobody takes it
+
+    run_now(retry_stalled_jobs)
+
+    assert ProcrastinateJob.objects.get(pk=job.pk).status == "todo"
+    drain_queue("ingest")
+    assert ProcrastinateJob.objects.get(pk=job.pk).status == "succeeded"
+    source = Source.objects.get(pk=added.source.pk)
+    assert source.status == Source.Status.READY, source.error
+
+
+@pytest.mark.django_db(transaction=True)
+def test_old_finished_jobs_are_deleted_and_recent_or_failed_ones_kept(
+    fake_openai, notebook, settings
+):
+    settings.JOBS_KEEP_HOURS = 24
+    settings.JOBS_KEEP_FAILED_HOURS = 24 * 30
+    sources = [
+        add_source(
+            owner=notebook.owner,
+            notebook=notebook,
+            upload=ContentFile(f"Document number {n}. ".encode() * 20, name=f"{n}.txt"),
+        ).source
+        for n in range(3)
+    ]
+    drain_queue("ingest")
+    old, recent, failed = (
+        ProcrastinateJob.objects.get(args={"source_id": source.pk}) for source in sources
+    )
+    with connection.cursor() as cursor:
+        # Age the first and the third; mark the third failed, as a crashed job would be.
+        cursor.execute(
+            "UPDATE procrastinate_events SET at = now() - interval '2 days' WHERE job_id = ANY(%s)",
+            [[old.pk, failed.pk]],
+        )
+        cursor.execute("UPDATE procrastinate_jobs SET status = 'failed' WHERE id = %s", [failed.pk])
+
+    run_now(delete_old_jobs)
+
+    remaining = set(ProcrastinateJob.objects.values_list("pk", flat=True))
+    assert old.pk not in remaining
+    assert {recent.pk, failed.pk} <= remaining
