@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import logging
+import signal
 import time
 from collections.abc import Callable, Iterable
+from typing import Any
 
+from procrastinate import App
 from procrastinate.contrib.django import app
+from procrastinate.worker import Worker
 
 from library.models import Source
+
+logger = logging.getLogger(__name__)
 
 
 def drain_queue(queue: str = "ingest") -> None:
@@ -41,3 +50,74 @@ def wait_for_sources(
         if all(source.is_finished for source in Source.objects.filter(pk__in=ids)):
             continue  # done: the next loop returns without sleeping
         time.sleep(poll_seconds)
+
+
+def run_worker(
+    *,
+    queues: list[str] | None = None,
+    concurrency: int = 1,
+    shutdown_graceful_timeout: float | None = None,
+) -> None:
+    """Run a Procrastinate worker until SIGTERM or SIGINT, starting it again whenever it
+    stops on its own.
+
+    Procrastinate stops a worker, cleanly and with exit status 0, when one of its side
+    tasks (the heartbeat, the LISTEN connection) loses the database: a PostgreSQL restart or
+    failover would end every worker for good. Here the worker is started again with a fresh
+    connection pool, after a pause that doubles up to a minute while the database is away.
+    """
+    connector = app.connector.get_worker_connector()  # type: ignore[attr-defined]
+    with app.replace_connector(connector) as worker_app:
+        asyncio.run(
+            _run_until_stopped(
+                worker_app,
+                queues=queues,
+                concurrency=concurrency,
+                shutdown_graceful_timeout=shutdown_graceful_timeout,
+            )
+        )
+
+
+async def _run_until_stopped(
+    worker_app: App,
+    *,
+    queues: list[str] | None,
+    concurrency: int,
+    shutdown_graceful_timeout: float | None,
+) -> None:
+    stopping = asyncio.Event()
+    current: list[Worker] = []
+
+    def stop() -> None:
+        stopping.set()
+        for worker in current:
+            worker.stop()
+
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop)
+    worker_app.perform_import_paths()
+    pause = 1.0
+    while not stopping.is_set():
+        started = time.monotonic()
+        try:
+            async with worker_app.open_async():
+                # App._worker applies the app's worker defaults, as run_worker does.
+                options: dict[str, Any] = {"concurrency": concurrency}
+                if queues:
+                    options["queues"] = queues
+                if shutdown_graceful_timeout is not None:
+                    options["shutdown_graceful_timeout"] = shutdown_graceful_timeout
+                worker = worker_app._worker(install_signal_handlers=False, **options)
+                current[:] = [worker]
+                await worker.run()
+        except Exception:
+            logger.exception("the worker failed")
+        if stopping.is_set():
+            break
+        if time.monotonic() - started > 60:
+            pause = 1.0  # it ran for a while: this is a new outage, start with a short pause
+        logger.warning("the worker stopped on its own (database lost?); again in %.0f s", pause)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stopping.wait(), pause)
+        pause = min(pause * 2, 60.0)

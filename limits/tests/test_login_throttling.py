@@ -1,0 +1,62 @@
+"""Failed sign-ins are throttled per user name (and per address when configured)."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from limits.rates import Rate
+
+
+@pytest.fixture
+def throttled(settings):
+    settings.LOGIN_FAILURES_PER_USER = Rate(3, 900)
+    settings.LOGIN_FAILURES_PER_ADDRESS = Rate(0, 1)
+
+
+def _sign_in(client, username, password):
+    return client.post(reverse("login"), {"username": username, "password": password})
+
+
+def test_after_too_many_failures_even_the_right_password_is_refused(client, owner, throttled):
+    failures = [_sign_in(client, "owner", "wrong").status_code for _ in range(3)]
+
+    refused = _sign_in(client, "owner", "owner-pass-123")
+
+    assert failures == [200, 200, 200]  # the form again, with its error
+    assert refused.status_code == 429
+    assert "Too many failed sign-in attempts" in refused.text
+    assert int(refused["Retry-After"]) > 0
+    assert "_auth_user_id" not in client.session
+
+
+def test_the_user_name_is_throttled_whatever_its_case(client, owner, throttled):
+    for name in ("owner", "OWNER", " Owner "):
+        _sign_in(client, name, "wrong")
+
+    assert _sign_in(client, "owner", "owner-pass-123").status_code == 429
+
+
+def test_another_user_can_still_sign_in(client, owner, outsider, throttled):
+    for _ in range(3):
+        _sign_in(client, "owner", "wrong")
+
+    response = _sign_in(client, "outsider", "outsider-pass-123")
+
+    assert response.status_code == 302
+    assert client.session["_auth_user_id"] == str(outsider.pk)
+
+
+def test_successful_sign_ins_do_not_count(client, owner, throttled):
+    for _ in range(5):
+        assert _sign_in(client, "owner", "owner-pass-123").status_code == 302
+        client.logout()
+
+
+def test_the_address_limit_counts_failures_across_user_names(client, owner, settings):
+    settings.LOGIN_FAILURES_PER_USER = Rate(0, 1)
+    settings.LOGIN_FAILURES_PER_ADDRESS = Rate(2, 900)
+    _sign_in(client, "alice", "wrong")
+    _sign_in(client, "bob", "wrong")
+
+    assert _sign_in(client, "owner", "owner-pass-123").status_code == 429

@@ -1,0 +1,45 @@
+"""Sign-in with throttling: after too many failed attempts for one user name (and, when
+configured, from one address) further attempts are refused with 429 until the window ends."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import views as auth_views
+from django.http import HttpRequest, HttpResponse
+from django.utils.translation import gettext as _
+
+from limits.responses import TOO_MANY_REQUESTS, refusal, wait_phrase
+from limits.services import hit, peek
+
+
+def _keys(request: HttpRequest) -> list[tuple[str, Any]]:
+    username = request.POST.get("username", "").strip().lower()[:150]
+    # Behind a proxy every request has the proxy's address, so this limit is off by default
+    # (LOGIN_FAILURES_PER_ADDRESS): it would lock everyone out at once.
+    address = request.META.get("REMOTE_ADDR", "")
+    return [
+        (f"login:user:{username}", settings.LOGIN_FAILURES_PER_USER),
+        (f"login:address:{address}", settings.LOGIN_FAILURES_PER_ADDRESS),
+    ]
+
+
+class ThrottledLoginView(auth_views.LoginView):
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        for key, rate in _keys(request):
+            verdict = peek(key, rate)
+            if not verdict.allowed:
+                message = _(
+                    "Too many failed sign-in attempts. Try again %(wait)s, or ask your "
+                    "administrator to reset your password."
+                ) % {"wait": wait_phrase(verdict.retry_after)}
+                return refusal(
+                    request, message, status=TOO_MANY_REQUESTS, retry_after=verdict.retry_after
+                )
+        return super().post(request, *args, **kwargs)
+
+    def form_invalid(self, form: Any) -> HttpResponse:
+        for key, rate in _keys(self.request):
+            hit(key, rate)
+        return super().form_invalid(form)
