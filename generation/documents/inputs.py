@@ -1,0 +1,183 @@
+"""What a generator reads: the sources' summaries and, from every source, the passages that
+best match the kind's focus query. Generated documents are never read: every document
+derives from the person's own material, not from an earlier paraphrase of it.
+
+A notebook whose material does not fit one prompt (GENERATION_INPUT_TOKENS) is condensed
+first, group by group (map), into notes that keep each passage's [n]; the notes are then
+written up in one call (reduce). So every source counts, not only the top few chunks, and
+the [n] of the final document still name the retrieved passages.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.contrib.auth.models import User
+
+from library.models import Source
+from notebooks.models import Notebook
+from providers import embeddings
+from providers.chat import chat
+from providers.tokens import estimate_tokens
+from retrieval.search import Hit
+from retrieval.services import search
+
+
+class GenerationFailed(Exception):
+    """The document cannot be made; the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class Inputs:
+    sources: list[Source]
+    # Every passage, numbered from 1 in this order: passage [n] is hits[n - 1].
+    hits: list[Hit]
+    language: str  # ISO 639-1 of the sources (the most common), "" when unknown
+
+    def hits_of(self, source: Source) -> list[tuple[int, Hit]]:
+        return [
+            (number, hit)
+            for number, hit in enumerate(self.hits, start=1)
+            if hit.chunk.source_id == source.pk
+        ]
+
+
+def input_sources(notebook: Notebook) -> list[Source]:
+    """The notebook's ready sources a generator may read: never a generated document."""
+    return list(
+        notebook.sources.filter(status=Source.Status.READY)
+        .exclude(kind=Source.Kind.GENERATED)
+        .order_by("notebooksource__added_at", "id")
+    )
+
+
+def gather(*, notebook: Notebook, user: User, focus: str) -> Inputs:
+    """Embed the focus query once (one metered call) and take the best passages of each
+    source for it (no floor: a source is read even if nothing in it matches well)."""
+    sources = input_sources(notebook)
+    if not sources:
+        raise GenerationFailed(
+            "This notebook has no ready sources to generate from (generated documents do "
+            "not count). Add a document and wait until it is ready."
+        )
+    model = embeddings.active()
+    vector = embeddings.embed_query(focus, user=user, model=model)
+    hits: list[Hit] = []
+    for source in sources:
+        hits += search(
+            notebook=notebook,
+            question=focus,
+            query_vector=vector,
+            k=settings.GENERATION_CHUNKS_PER_SOURCE,
+            source_id=source.pk,
+            model=model.name,
+        )
+    # Each source's passages in reading order, so a document follows the text.
+    hits.sort(key=lambda hit: (sources.index(hit.chunk.source), hit.chunk.ordinal))
+    languages = Counter(source.language for source in sources if source.language)
+    language = languages.most_common(1)[0][0] if languages else ""
+    return Inputs(sources=sources, hits=hits, language=language)
+
+
+def _passage_block(number: int, hit: Hit) -> str:
+    where = hit.chunk.source.title
+    if hit.chunk.page:
+        where += f", page {hit.chunk.page}"
+    return f"[{number}] ({where})\n{hit.chunk.text.strip()}"
+
+
+def material_blocks(inputs: Inputs) -> list[str]:
+    """The prompt's material: per source its summary, then its numbered passages."""
+    blocks: list[str] = []
+    for source in inputs.sources:
+        head = f"Document: {source.title} ({source.get_kind_display()})"
+        if source.summary:
+            head += f"\nSummary (not a passage, do not cite it): {source.summary}"
+        blocks.append(head)
+        blocks += [_passage_block(number, hit) for number, hit in inputs.hits_of(source)]
+    return blocks
+
+
+CONDENSE_PROMPT = """You condense source material for a writer who will make a {kind} from \
+it. Write short notes: every fact, figure, date, name and comparison that could matter, \
+each note ending with the [n] marker of the passage it comes from (only markers that \
+appear in the material). Keep the material's language. Notes only, no introduction."""
+
+MAX_ROUNDS = 3
+
+
+def fit_material(
+    blocks: list[str],
+    *,
+    kind: str,
+    user: User,
+    budget: int,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> str:
+    """The material as one text within `budget` tokens: as it is when it fits, else
+    condensed by the chat model group by group, as often as needed (at most three rounds).
+    """
+    for _round in range(MAX_ROUNDS + 1):
+        text = "\n\n".join(blocks)
+        if estimate_tokens(text) <= budget:
+            return text
+        if _round == MAX_ROUNDS:
+            break
+        groups = _groups(blocks, budget=budget)
+        if len(groups) == 1 and len(blocks) == 1:
+            # One block larger than the budget on its own: cut it rather than loop.
+            blocks = [_cut(blocks[0], budget)]
+            continue
+        notes: list[str] = []
+        for done, group in enumerate(groups):
+            if on_progress:
+                on_progress(done, len(groups))
+            reply = chat(
+                [
+                    {"role": "system", "content": CONDENSE_PROMPT.format(kind=kind)},
+                    {"role": "user", "content": "\n\n".join(group)},
+                ],
+                user=user,
+                temperature=0.1,
+            )
+            notes.append(reply.text.strip())
+        if on_progress:
+            on_progress(len(groups), len(groups))
+        blocks = notes
+    raise GenerationFailed(
+        f"The sources do not fit the generator's input budget (GENERATION_INPUT_TOKENS = "
+        f"{budget}) even after condensing them {MAX_ROUNDS} times; raise the budget or "
+        "generate from fewer sources."
+    )
+
+
+def _groups(blocks: list[str], *, budget: int) -> list[list[str]]:
+    """Consecutive blocks packed into groups of at most about half the budget, so that each
+    condensing call has room for its answer."""
+    limit = max(budget // 2, 200)
+    groups: list[list[str]] = [[]]
+    size = 0
+    for block in blocks:
+        tokens = estimate_tokens(block)
+        if groups[-1] and size + tokens > limit:
+            groups.append([])
+            size = 0
+        groups[-1].append(block if tokens <= limit else _cut(block, limit))
+        size += min(tokens, limit)
+    return groups
+
+
+def _cut(text: str, budget: int) -> str:
+    """The head of `text` within `budget` tokens (estimated, word by word)."""
+    words = text.split(" ")
+    kept: list[str] = []
+    used = 0
+    for word in words:
+        used += estimate_tokens(word)
+        if used > budget:
+            break
+        kept.append(word)
+    return " ".join(kept)

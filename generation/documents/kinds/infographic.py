@@ -1,0 +1,136 @@
+"""An infographic: key figures, a timeline and comparisons, laid out as SVG from the data
+(generation/documents/svg.py), each item citing its passage."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils.translation import gettext as _
+
+from generation.documents.extract import around, findings, source_sentences
+from generation.documents.inputs import Inputs
+from generation.documents.markers import require_markers
+from generation.documents.structured import InvalidOutput
+
+FOCUS = "key figures, statistics, dates, milestones and comparisons"
+MAX_FIGURES = 6
+MAX_EVENTS = 8
+
+_CITED = {"type": "string"}
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "title": {"type": "string", "minLength": 1, "maxLength": 200},
+        "figures": {
+            "type": "array",
+            "maxItems": 8,
+            "items": {
+                "type": "object",
+                "properties": {
+                    "value": {"type": "string", "minLength": 1, "maxLength": 40},
+                    "label": {"type": "string", "minLength": 1, "maxLength": 160},
+                    "source": _CITED,
+                },
+                "required": ["value", "label", "source"],
+                "additionalProperties": False,
+            },
+        },
+        "timeline": {
+            "type": "array",
+            "maxItems": 12,
+            "items": {
+                "type": "object",
+                "properties": {
+                    "date": {"type": "string", "minLength": 1, "maxLength": 40},
+                    "event": {"type": "string", "minLength": 1, "maxLength": 200},
+                    "source": _CITED,
+                },
+                "required": ["date", "event", "source"],
+                "additionalProperties": False,
+            },
+        },
+        "comparisons": {
+            "type": "array",
+            "maxItems": 4,
+            "items": {
+                "type": "object",
+                "properties": {
+                    "title": {"type": "string", "minLength": 1, "maxLength": 160},
+                    "unit": {"type": "string", "maxLength": 30},
+                    "source": _CITED,
+                    "items": {
+                        "type": "array",
+                        "minItems": 2,
+                        "maxItems": 8,
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "label": {"type": "string", "minLength": 1, "maxLength": 80},
+                                "value": {"type": "number"},
+                            },
+                            "required": ["label", "value"],
+                            "additionalProperties": False,
+                        },
+                    },
+                },
+                "required": ["title", "items", "source"],
+                "additionalProperties": False,
+            },
+        },
+    },
+    "required": ["title", "figures", "timeline", "comparisons"],
+    "additionalProperties": False,
+}
+
+INSTRUCTIONS = f"""You make the data of an infographic from the user's documents, using only \
+the numbered passages you are given: up to {MAX_FIGURES} key "figures" (a short value like \
+"42 %" and what it measures), a "timeline" of dated events in order, and "comparisons" \
+(quantities of the same unit side by side, as numbers). Leave a list empty when the \
+material has nothing for it. Every "source" is the [n] marker of the passage that states \
+it (e.g. "[2]"). Never invent a figure or a marker; never cite the summaries."""
+
+
+def check(data: dict[str, Any], passages: int) -> None:
+    items = data["figures"] + data["timeline"] + data["comparisons"]
+    if not items:
+        raise InvalidOutput("the infographic is empty: give at least one figure or event")
+    for number, item in enumerate(items, start=1):
+        require_markers(item["source"], passages, what=f"item {number}")
+
+
+def extractive(inputs: Inputs, *, notebook_title: str) -> dict[str, Any]:
+    figures: list[dict[str, Any]] = []
+    events: list[tuple[int, dict[str, Any]]] = []
+    for source in inputs.sources:
+        for finding in findings(source_sentences(inputs, source)):
+            cited = f"[{finding.quote.passage}]"
+            if finding.is_date and finding.year is not None:
+                event = around(finding.quote.text, finding.value, words=16)
+                events.append(
+                    (finding.year, {"date": finding.value, "event": event, "source": cited})
+                )
+            elif not finding.is_date:
+                label = around(finding.quote.text, finding.value, words=10)
+                figures.append({"value": finding.value, "label": label, "source": cited})
+    # Figures with a unit or a per cent say more than bare numbers; keep the first of each.
+    figures.sort(key=lambda figure: not any(ch in figure["value"] for ch in "%‰$€£"))
+    events.sort(key=lambda pair: pair[0])
+    return {
+        "title": _("In figures: %(notebook)s") % {"notebook": notebook_title},
+        "figures": figures[:MAX_FIGURES],
+        "timeline": [event for _year, event in events[:MAX_EVENTS]],
+        "comparisons": [],
+    }
+
+
+def readable(data: dict[str, Any]) -> str:
+    lines = [f"# {data['title']}", ""]
+    lines += [f"- {f['value']}: {f['label']} {f['source']}" for f in data["figures"]]
+    lines += [f"- {e['date']}: {e['event']} {e['source']}" for e in data["timeline"]]
+    for comparison in data["comparisons"]:
+        unit = comparison.get("unit", "")
+        values = ", ".join(
+            f"{i['label']} {i['value']:g} {unit}".strip() for i in comparison["items"]
+        )
+        lines.append(f"- {comparison['title']}: {values} {comparison['source']}")
+    return "\n".join(lines)

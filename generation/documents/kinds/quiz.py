@@ -1,0 +1,192 @@
+"""A quiz: multiple-choice and short-answer questions, each with an explanation that cites
+the passage holding its answer. Answers are checked on the server (check_answer); the page
+never receives them before the person has answered."""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from django.utils.translation import gettext as _
+
+from generation.documents.extract import Quote, findings, key_sentences, source_sentences
+from generation.documents.inputs import Inputs
+from generation.documents.markers import require_markers
+from generation.documents.structured import InvalidOutput
+from generation.summaries import _content_terms
+
+FOCUS = "key facts, definitions, figures and conclusions worth remembering"
+QUESTIONS = 8
+# A short answer is right when it holds this share of the expected answer's content words
+# (compared by their first five letters, as the extractive answerer does).
+SHORT_ANSWER_SHARE = 0.6
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "title": {"type": "string", "minLength": 1, "maxLength": 200},
+        "questions": {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": 20,
+            "items": {
+                "type": "object",
+                "properties": {
+                    "type": {"enum": ["multiple_choice", "short_answer"]},
+                    "question": {"type": "string", "minLength": 1},
+                    "options": {"type": "array", "items": {"type": "string", "minLength": 1}},
+                    "answer_index": {"type": "integer", "minimum": 0},
+                    "answer": {"type": "string"},
+                    "explanation": {"type": "string", "minLength": 1},
+                },
+                "required": ["type", "question", "explanation"],
+                "additionalProperties": False,
+            },
+        },
+    },
+    "required": ["title", "questions"],
+    "additionalProperties": False,
+}
+
+INSTRUCTIONS = f"""You write a quiz of about {QUESTIONS} questions on the user's documents, \
+using only the numbered passages you are given.
+
+- Mix "multiple_choice" questions (2 to 5 "options", "answer_index" the 0-based index of the \
+right one; one right option only) and "short_answer" questions ("answer": a few words).
+- Every "explanation" says why the answer is right and ends with the [n] marker of the \
+passage that states it. Never invent a marker; never cite the summaries."""
+
+
+def check(data: dict[str, Any], passages: int) -> None:
+    for number, item in enumerate(data["questions"], start=1):
+        if item["type"] == "multiple_choice":
+            options = item.get("options") or []
+            if not 2 <= len(options) <= 6:
+                raise InvalidOutput(f"question {number} needs 2 to 6 options")
+            if not 0 <= item.get("answer_index", -1) < len(options):
+                raise InvalidOutput(f"question {number}: answer_index names no option")
+        elif not (item.get("answer") or "").strip():
+            raise InvalidOutput(f"question {number} (short_answer) needs an answer")
+        require_markers(item["explanation"], passages, what=f"question {number}'s explanation")
+
+
+@dataclass(frozen=True)
+class Checked:
+    correct: bool
+    expected: str  # the right option or the model answer
+    explanation: str  # with its [n]
+
+
+def check_answer(item: dict[str, Any], response: str) -> Checked:
+    """Whether `response` (an option's index for multiple choice, text for a short answer)
+    answers `item`; ValueError for a response of the wrong form."""
+    response = response.strip()
+    if item["type"] == "multiple_choice":
+        if not response.isdigit() or int(response) >= len(item["options"]):
+            raise ValueError(_("Choose one of the options."))
+        right = item["answer_index"]
+        return Checked(int(response) == right, item["options"][right], item["explanation"])
+    if not response:
+        raise ValueError(_("Write an answer first."))
+    return Checked(
+        short_answer_matches(item["answer"], response), item["answer"], item["explanation"]
+    )
+
+
+def _normal(text: str) -> str:
+    return " ".join(re.findall(r"\w+", text.lower()))
+
+
+def short_answer_matches(expected: str, response: str) -> bool:
+    if _normal(expected) == _normal(response):
+        return True
+    wanted = set(_content_terms(expected)) or set(_normal(expected).split())
+    given = set(_content_terms(response)) | set(_normal(response).split())
+    return bool(wanted) and len(wanted & given) / len(wanted) >= SHORT_ANSWER_SHARE
+
+
+# Cloze questions (extractive): a key sentence with one term blanked out.
+BLANK = "_____"
+
+
+def _blank_term(quote: Quote, rare: dict[str, int]) -> str | None:
+    """The term to blank: a figure or date the sentence states, else its rarest long word."""
+    figures = findings([quote])
+    if figures:
+        return figures[0].value
+    words = [word for word in re.findall(r"\w+", quote.text) if len(word) >= 5]
+    words = [word for word in words if _content_terms(word)]
+    if not words:
+        return None
+    return min(words, key=lambda word: (rare.get(word.lower(), 0), -len(word)))
+
+
+def extractive(inputs: Inputs, *, notebook_title: str, seed: int = 0) -> dict[str, Any]:
+    quotes: list[Quote] = []
+    per_source = max(2, QUESTIONS // max(len(inputs.sources), 1) + 1)
+    for source in inputs.sources:
+        quotes += key_sentences(source_sentences(inputs, source), per_source)
+    counts: dict[str, int] = {}
+    for quote in quotes:
+        for word in re.findall(r"\w+", quote.text.lower()):
+            counts[word] = counts.get(word, 0) + 1
+    blanks = [(quote, _blank_term(quote, counts)) for quote in quotes]
+    usable = [(quote, term) for quote, term in blanks if term][: QUESTIONS + 4]
+    rng = random.Random(seed)  # the same document always shuffles its options alike
+    questions: list[dict[str, Any]] = []
+    for quote, term in usable[:QUESTIONS]:
+        assert term is not None
+        cloze = quote.text.replace(term, BLANK, 1)
+        explanation = _("The source says: “%(sentence)s”") % {"sentence": quote.text}
+        explanation += f" [{quote.passage}]"
+        question = _("Fill in the blank: %(sentence)s") % {"sentence": cloze}
+        is_figure = bool(findings([quote]))
+        # Distractors: other blanked terms of the same sort (figures with figures).
+        others = sorted(
+            {
+                other
+                for other_quote, other in usable
+                if other
+                and other.lower() != term.lower()
+                and bool(findings([other_quote])) == is_figure
+                and other_quote.text.find(other) >= 0
+            }
+        )
+        if len(others) >= 2:
+            options = [term, *rng.sample(others, min(3, len(others)))]
+            rng.shuffle(options)
+            questions.append(
+                {
+                    "type": "multiple_choice",
+                    "question": question,
+                    "options": options,
+                    "answer_index": options.index(term),
+                    "explanation": explanation,
+                }
+            )
+        else:
+            questions.append(
+                {
+                    "type": "short_answer",
+                    "question": question,
+                    "answer": term,
+                    "explanation": explanation,
+                }
+            )
+    return {"title": _("Quiz: %(notebook)s") % {"notebook": notebook_title}, "questions": questions}
+
+
+def readable(data: dict[str, Any]) -> str:
+    lines = [f"# {data['title']}", ""]
+    for number, item in enumerate(data["questions"], start=1):
+        lines.append(f"{number}. {item['question']}")
+        if item["type"] == "multiple_choice":
+            lines += [f"   - {option}" for option in item["options"]]
+            answer = item["options"][item["answer_index"]]
+        else:
+            answer = item["answer"]
+        lines.append(f"   Answer: {answer}. {item['explanation']}")
+        lines.append("")
+    return "\n".join(lines)

@@ -1,0 +1,105 @@
+"""Documents Loupe makes from a notebook's sources: reports, quizzes, tables, mind maps,
+infographics and audio overviews (the "studio")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from library.models import Source
+from notebooks.models import CitedPassage, Notebook
+
+
+def audio_upload_path(document: GeneratedDocument, filename: str) -> str:
+    return f"generated/{document.owner_id}/{document.pk}/{filename}"
+
+
+class GeneratedDocument(models.Model):
+    class Kind(models.TextChoices):
+        REPORT = "report", _("Report")
+        QUIZ = "quiz", _("Quiz")
+        TABLE = "table", _("Table")
+        MINDMAP = "mindmap", _("Mind map")
+        INFOGRAPHIC = "infographic", _("Infographic")
+        AUDIO = "audio", _("Audio overview")
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", _("queued")
+        PROCESSING = "processing", _("processing")
+        READY = "ready", _("ready")
+        FAILED = "failed", _("failed")
+
+    class Stage(models.TextChoices):
+        NONE = "", _("None")
+        GATHERING = "gathering", _("Gathering passages")
+        CONDENSING = "condensing", _("Condensing long sources")
+        WRITING = "writing", _("Writing")
+        SPEAKING = "speaking", _("Speaking")
+        INDEXING = "indexing", _("Indexing")
+
+    class Mode(models.TextChoices):
+        LLM = "llm", _("Written by the chat model")
+        EXTRACTIVE = "extractive", _("Extractive: sentences and figures from your sources")
+
+    notebook = models.ForeignKey(
+        Notebook, on_delete=models.CASCADE, related_name="generated_documents"
+    )
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="generated_documents"
+    )
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.QUEUED)
+    stage = models.CharField(max_length=20, choices=Stage.choices, blank=True)
+    progress_done = models.PositiveIntegerField(default=0)
+    progress_total = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+    mode = models.CharField(max_length=20, choices=Mode.choices, blank=True)
+    # "" until made: then the language it was written in (the user's pick, else the sources').
+    language = models.CharField(max_length=8, blank=True)
+    # What the user asked for; "" lets the sources decide.
+    requested_language = models.CharField(max_length=8, blank=True)
+    title = models.CharField(max_length=300, blank=True)
+    # The kind's structured data (its JSON schema in generation/documents/kinds/), with [n]
+    # markers renumbered to this document's citations.
+    content = models.JSONField(null=True, blank=True)
+    model = models.CharField(max_length=200, blank=True)
+    audio = models.FileField(upload_to=audio_upload_path, max_length=500, blank=True)
+    audio_seconds = models.FloatField(null=True, blank=True)
+    audio_engine = models.CharField(max_length=100, blank=True)
+    # The searchable copy: a Source of kind "generated" in the notebook, once indexed.
+    source = models.OneToOneField(
+        Source, null=True, blank=True, on_delete=models.SET_NULL, related_name="generated_from"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return self.title or f"{self.get_kind_display()} #{self.pk}"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in {self.Status.READY, self.Status.FAILED}
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return self.content if isinstance(self.content, dict) else {}
+
+
+class DocumentCitation(CitedPassage):
+    """An [n] in a generated document (a report's sentence, a quiz answer's explanation)."""
+
+    document = models.ForeignKey(
+        GeneratedDocument, on_delete=models.CASCADE, related_name="citations"
+    )
+
+    class Meta:
+        ordering = ["document_id", "n"]
+        constraints = [
+            models.UniqueConstraint(fields=["document", "n"], name="document_citation_unique_n")
+        ]

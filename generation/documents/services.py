@@ -1,0 +1,371 @@
+"""Making generated documents: queued by a person, written by a worker, then indexed as a
+source of kind "generated" so they can be asked about like any other."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.core.files.base import ContentFile
+from django.db import transaction
+from django.utils import translation
+
+from billing.services import credit_spent_message, has_credit, usage_for
+from generation.documents import svg
+from generation.documents.inputs import (
+    GenerationFailed,
+    Inputs,
+    fit_material,
+    gather,
+    material_blocks,
+)
+from generation.documents.kinds import kind_module
+from generation.documents.markers import cite, strip_markers
+from generation.documents.models import DocumentCitation, GeneratedDocument
+from generation.documents.structured import InvalidOutput, generate_json, parse
+from library.languages import detect_language
+from library.models import Source
+from notebooks.models import Notebook, NotebookSource
+from providers.chat import chat_available
+from providers.errors import ProviderError
+from providers.tokens import estimate_tokens
+
+logger = logging.getLogger(__name__)
+
+# Languages a person may ask a document to be written in (ISO 639-1 → name for the prompt).
+LANGUAGES = {
+    "en": "English",
+    "de": "German",
+    "fr": "French",
+    "es": "Spanish",
+    "it": "Italian",
+    "nl": "Dutch",
+    "pt": "Portuguese",
+    "pl": "Polish",
+}
+
+
+class DocumentBusy(Exception):
+    """The document is queued or being made."""
+
+
+class NoSuchQuestion(ValueError):
+    """The quiz has no question of that number."""
+
+
+def request_document(
+    *, user: User, notebook: Notebook, kind: str, language: str = ""
+) -> GeneratedDocument:
+    """Queue a document of `kind`; `language` "" lets the sources decide. ValueError for an
+    unknown kind or language."""
+    kind_module(kind)  # refuses an unknown kind with a message
+    if language and language not in LANGUAGES:
+        raise ValueError(f"Unknown language {language!r}; use one of {', '.join(LANGUAGES)}.")
+    from generation.tasks import generate_document as task
+
+    with transaction.atomic():
+        document = GeneratedDocument.objects.create(
+            notebook=notebook, owner=user, kind=kind, requested_language=language
+        )
+        task.defer(document_id=document.pk)
+    return document
+
+
+def retry_document(*, document: GeneratedDocument) -> GeneratedDocument:
+    """Queue a failed (or finished) document to be made again, from the sources as they are."""
+    from generation.tasks import generate_document as task
+
+    with transaction.atomic():
+        document = GeneratedDocument.objects.select_for_update().get(pk=document.pk)
+        if not document.is_finished:
+            raise DocumentBusy(f"“{document}” is already being made.")
+        document.status = GeneratedDocument.Status.QUEUED
+        document.error = ""
+        document.stage = GeneratedDocument.Stage.NONE
+        document.save(update_fields=["status", "error", "stage", "updated_at"])
+        task.defer(document_id=document.pk)
+    return document
+
+
+def delete_document(*, document: GeneratedDocument) -> None:
+    """Remove the document, its searchable source (and chunks) and its audio file. A job
+    still queued for it finds no row and does nothing."""
+    with transaction.atomic():
+        if document.source_id:
+            Source.objects.filter(pk=document.source_id).delete()
+        audio = document.audio.name if document.audio else ""
+        document.delete()
+    if audio:
+        document.audio.storage.delete(audio)
+
+
+def generate_document(*, document_id: int, raise_transient: bool = False) -> GeneratedDocument:
+    """The worker's part: make the document at its owner's expense (usage rows point at the
+    notebook); it ends ready, or failed with a message.
+
+    With `raise_transient`, a transient provider error (a model server down or rate-limiting)
+    puts the document back in the queue and is raised, for the job to be retried later;
+    otherwise it fails the document like any other error.
+    """
+    with transaction.atomic():
+        document = (
+            GeneratedDocument.objects.select_for_update()
+            .select_related("notebook", "owner")
+            .get(pk=document_id)
+        )
+        # A job run twice (a stalled worker's job retried) finds the document made.
+        already_made = document.status == GeneratedDocument.Status.READY
+        if not already_made:
+            document.status = GeneratedDocument.Status.PROCESSING
+            document.error = ""
+            document.stage = GeneratedDocument.Stage.GATHERING
+            document.progress_done = document.progress_total = 0
+            document.save()
+    if already_made:
+        if document.stage:  # made, but the worker died while indexing it
+            _index(document)
+        return document
+    if not has_credit(document.owner):
+        _fail(document, credit_spent_message())
+        return document
+    try:
+        with usage_for(notebook_id=document.notebook_id):
+            _make(document)
+    except (GenerationFailed, ProviderError) as exc:
+        if raise_transient and isinstance(exc, ProviderError) and exc.transient:
+            _queue_again(document, str(exc))
+            raise
+        _fail(document, str(exc))
+        return document
+    except Exception as exc:
+        logger.exception("generating document %s failed", document.pk)
+        _fail(document, f"Generating failed unexpectedly ({type(exc).__name__}: {exc}).")
+        return document
+    _index(document)
+    return document
+
+
+def _make(document: GeneratedDocument) -> None:
+    kind = kind_module(document.kind)
+    inputs = gather(notebook=document.notebook, user=document.owner, focus=kind.FOCUS)
+    language = document.requested_language or inputs.language
+    notebook_title = document.notebook.title
+    _progress(document, stage=GeneratedDocument.Stage.WRITING)
+    if chat_available():
+        data, model = _written(document, kind, inputs, language)
+        mode = GeneratedDocument.Mode.LLM
+    else:
+        # Fixed phrases of an extractive document (its title, "Fill in the blank") follow
+        # the document's language where the catalogue has them.
+        with translation.override(language or settings.LANGUAGE_CODE):
+            data = (
+                kind.extractive(inputs, notebook_title=notebook_title, seed=document.pk)
+                if document.kind == GeneratedDocument.Kind.QUIZ
+                else kind.extractive(inputs, notebook_title=notebook_title)
+            )
+        try:
+            parse_data(data, kind, len(inputs.hits))
+        except InvalidOutput as exc:
+            raise GenerationFailed(
+                f"The sources hold too little for an extractive {document.get_kind_display()} "
+                f"without a chat model ({exc}); configure a chat model (OPENAI_BASE_URL and "
+                "CHAT_MODEL) or add longer sources."
+            ) from exc
+        model, mode = "", GeneratedDocument.Mode.EXTRACTIVE
+    data, citations = cite(data, inputs.hits)
+    language = language or detect_language(strip_markers(kind.readable(data))) or ""
+    if document.kind == GeneratedDocument.Kind.AUDIO:
+        _speak(document, data, language)
+    with transaction.atomic():
+        document.citations.all().delete()
+        DocumentCitation.objects.bulk_create(
+            DocumentCitation(document=document, **fields) for fields in citations
+        )
+        document.content = data
+        document.title = str(data.get("title", ""))[:300]
+        document.mode = mode
+        document.model = model
+        document.language = language
+        document.status = GeneratedDocument.Status.READY
+        # Ready to read now; the stage is cleared once its searchable copy is indexed.
+        document.stage = GeneratedDocument.Stage.INDEXING
+        document.save()
+
+
+def parse_data(data: dict[str, Any], kind: Any, passages: int) -> None:
+    """Check data made here (extractive) as strictly as a model's reply."""
+    parse(json.dumps(data), kind.SCHEMA, lambda checked: kind.check(checked, passages))
+
+
+def _written(
+    document: GeneratedDocument, kind: Any, inputs: Inputs, language: str
+) -> tuple[dict[str, Any], str]:
+    """The kind's JSON written by the chat model from the material (condensed to fit)."""
+    where = LANGUAGES.get(language, language)
+    system = kind.INSTRUCTIONS + (
+        f"\n\nWrite in {where}." if where else "\n\nWrite in the documents' language."
+    )
+    schema_tokens = estimate_tokens(system, str(kind.SCHEMA)) + 200
+    budget = settings.GENERATION_INPUT_TOKENS - schema_tokens
+    if budget < 200:
+        raise GenerationFailed(
+            f"GENERATION_INPUT_TOKENS ({settings.GENERATION_INPUT_TOKENS}) leaves no room for "
+            f"the material of a {document.kind} after its instructions; raise it."
+        )
+
+    def report(done: int, total: int) -> None:
+        _progress(document, stage=GeneratedDocument.Stage.CONDENSING, done=done, total=total)
+
+    material = fit_material(
+        material_blocks(inputs),
+        kind=document.get_kind_display(),
+        user=document.owner,
+        budget=budget,
+        on_progress=report,
+    )
+    _progress(document, stage=GeneratedDocument.Stage.WRITING)
+    reply = generate_json(
+        system=system,
+        material=f"Notebook: {document.notebook.title}\n\n{material}",
+        schema=kind.SCHEMA,
+        name=document.kind,
+        user=document.owner,
+        check=lambda data: kind.check(data, len(inputs.hits)),
+    )
+    return reply.data, reply.model
+
+
+def _speak(document: GeneratedDocument, data: dict[str, Any], language: str) -> None:
+    """The script spoken as an MP3; an engine that is missing or fails fails the document
+    with its message (synthesize_dialogue says what to configure)."""
+    from generation.speech import synthesize_dialogue
+
+    _progress(document, stage=GeneratedDocument.Stage.SPEAKING)
+    turns = [(turn["speaker"], strip_markers(turn["text"])) for turn in data["turns"]]
+    try:
+        spoken = synthesize_dialogue(turns, language=language, user=document.owner)
+    except ValueError as exc:
+        raise GenerationFailed(f"The script cannot be spoken: {exc}.") from exc
+    if document.audio:
+        document.audio.delete(save=False)
+    document.audio.save(f"overview-{document.pk}.mp3", ContentFile(spoken.mp3), save=False)
+    document.audio_seconds = round(spoken.seconds, 2)
+    document.audio_engine = spoken.engine
+
+
+def _index(document: GeneratedDocument) -> None:
+    """Make the ready document a source of kind "generated" in its notebook, read, chunked
+    and embedded by the normal ingest pipeline (in this job: the worker is already here).
+    A failure there leaves the document ready; its source shows why it is not searchable."""
+    from ingest.services import process_source
+
+    text = strip_markers(kind_module(document.kind).readable(document.data))
+    # Keyed by the document, not its text: two documents may say the same (extractive ones
+    # of unchanged sources do), and each is its own source.
+    sha256 = hashlib.sha256(f"generated:{document.pk}".encode()).hexdigest()
+    filename = f"{document.kind}-{document.pk}.md"
+    with transaction.atomic():
+        old = document.source
+        if old is not None:
+            old.delete()  # made again: the new text replaces the old source
+        source = Source(
+            owner=document.owner,
+            kind=Source.Kind.GENERATED,
+            title=(document.title or str(document))[:500],
+            filename=filename,
+            sha256=sha256,
+            size_bytes=len(text.encode()),
+            status=Source.Status.QUEUED,
+        )
+        source.file.save(filename, ContentFile(text.encode()), save=False)
+        source.save()
+        NotebookSource.objects.get_or_create(notebook=document.notebook, source=source)
+        document.source = source
+        document.save(update_fields=["source", "updated_at"])
+    try:
+        process_source(source_id=source.pk)
+    finally:
+        GeneratedDocument.objects.filter(pk=document.pk).update(stage=GeneratedDocument.Stage.NONE)
+        document.stage = GeneratedDocument.Stage.NONE
+
+
+def _progress(document: GeneratedDocument, *, stage: str, done: int = 0, total: int = 0) -> None:
+    """A short UPDATE of its own, committed at once, so the page shows it meanwhile."""
+    GeneratedDocument.objects.filter(pk=document.pk).update(
+        stage=stage, progress_done=done, progress_total=total
+    )
+    document.stage, document.progress_done, document.progress_total = stage, done, total
+
+
+def _queue_again(document: GeneratedDocument, message: str) -> None:
+    document.status = GeneratedDocument.Status.QUEUED
+    document.error = f"{message} Loupe will try again shortly."
+    document.stage = GeneratedDocument.Stage.NONE
+    document.save(update_fields=["status", "error", "stage", "updated_at"])
+
+
+def _fail(document: GeneratedDocument, message: str) -> None:
+    document.status = GeneratedDocument.Status.FAILED
+    document.error = message
+    document.stage = GeneratedDocument.Stage.NONE
+    document.save(update_fields=["status", "error", "stage", "updated_at"])
+
+
+@dataclass(frozen=True)
+class QuizResult:
+    number: int  # 1-based question number
+    correct: bool
+    expected: str
+    explanation: str
+
+
+def check_quiz_answer(*, document: GeneratedDocument, number: int, response: str) -> QuizResult:
+    """Check one answer to a ready quiz; ValueError for no such question or a response of
+    the wrong form."""
+    from generation.documents.kinds import quiz
+
+    questions = document.data.get("questions") or []
+    if document.kind != GeneratedDocument.Kind.QUIZ or not 1 <= number <= len(questions):
+        raise NoSuchQuestion(f"The quiz has no question {number}.")
+    checked = quiz.check_answer(questions[number - 1], response)
+    return QuizResult(number, checked.correct, checked.expected, checked.explanation)
+
+
+def table_csv(*, document: GeneratedDocument) -> str:
+    from generation.documents.kinds import table
+
+    named = {
+        cited.n: f"{cited.source_title}" + (f", p. {cited.page}" if cited.page else "")
+        for cited in document.citations.all()
+    }
+    return table.to_csv(document.data, named)
+
+
+def document_svg(*, document: GeneratedDocument) -> str:
+    if document.kind == GeneratedDocument.Kind.MINDMAP:
+        return svg.mindmap_svg(document.data)
+    if document.kind == GeneratedDocument.Kind.INFOGRAPHIC:
+        return svg.infographic_svg(document.data)
+    raise ValueError(f"A {document.kind} has no SVG.")
+
+
+def wait_for_document(document_id: int, *, poll_seconds: float = 1.0) -> GeneratedDocument:
+    """Block until the document is ready (and indexed) or failed, running the "generate"
+    queue in this process meanwhile (another worker may be making it)."""
+    import time
+
+    from ingest.worker import drain_queue
+
+    while True:
+        document = GeneratedDocument.objects.get(pk=document_id)
+        if document.is_finished and not document.stage:
+            return document
+        drain_queue("generate")
+        document = GeneratedDocument.objects.get(pk=document_id)
+        if not (document.is_finished and not document.stage):
+            time.sleep(poll_seconds)

@@ -1,0 +1,72 @@
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from generation.documents.kinds import KINDS
+from generation.documents.models import GeneratedDocument
+from generation.documents.services import LANGUAGES, request_document, wait_for_document
+from notebooks.models import Notebook
+
+
+class Command(BaseCommand):
+    help = (
+        "Generate one document (report, quiz, table, mind map, infographic or audio overview) "
+        "from a notebook's sources and wait for it. Exit status 1 when it failed."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--user", required=True, help="username of the notebook's owner")
+        parser.add_argument("--notebook", required=True, help="notebook title")
+        parser.add_argument("--kind", required=True, choices=list(KINDS))
+        parser.add_argument(
+            "--language",
+            choices=list(LANGUAGES),
+            default="",
+            help="write it in this language (default: the sources')",
+        )
+        parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        User = get_user_model()
+        user = User.objects.filter(username=options["user"]).first()
+        if user is None:
+            raise CommandError(f"No user {options['user']!r}.")
+        notebook = Notebook.objects.filter(owner=user, title=options["notebook"]).first()
+        if notebook is None:
+            raise CommandError(f"{user.get_username()} has no notebook {options['notebook']!r}.")
+        document = request_document(
+            user=user, notebook=notebook, kind=options["kind"], language=options["language"]
+        )
+        document = wait_for_document(document.pk)
+        content: Any = document.content
+        if document.kind == GeneratedDocument.Kind.AUDIO:
+            content = document.audio.path if document.audio else None
+        result = {
+            "id": document.pk,
+            "kind": document.kind,
+            "status": document.status,
+            "mode": document.mode,
+            "error": document.error,
+            "title": document.title,
+            "content": content,
+        }
+        if options["json"]:
+            self.stdout.write(json.dumps(result, ensure_ascii=False))
+        elif document.status == GeneratedDocument.Status.READY:
+            self.stdout.write(
+                f"{document.get_kind_display()} #{document.pk} ready ({document.mode}): "
+                f"{document.title}"
+            )
+            if isinstance(content, str):
+                self.stdout.write(content)
+        else:
+            self.stdout.write(
+                f"{document.get_kind_display()} #{document.pk} failed: {document.error}"
+            )
+        if document.status != GeneratedDocument.Status.READY:
+            sys.exit(1)

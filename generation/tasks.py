@@ -1,0 +1,19 @@
+from __future__ import annotations
+
+from procrastinate import JobContext
+from procrastinate.contrib.django import app
+
+from generation.documents import services
+from generation.documents.models import GeneratedDocument
+from ops.jobs import TRANSIENT_RETRY
+
+
+# A model server that is down or rate-limiting fails the attempt, not the document: the job
+# runs again with backoff (ops.jobs); the last attempt fails the document with the reason.
+@app.task(queue="generate", retry=TRANSIENT_RETRY, pass_context=True)
+def generate_document(context: JobContext, *, document_id: int) -> None:
+    if not GeneratedDocument.objects.filter(pk=document_id).exists():
+        return  # deleted while it waited in the queue
+    services.generate_document(
+        document_id=document_id, raise_transient=TRANSIENT_RETRY.retries_left(context.job)
+    )

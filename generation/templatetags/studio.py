@@ -1,0 +1,58 @@
+from __future__ import annotations
+
+from typing import Any
+
+from django import template
+from django.urls import reverse
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import get_language_info
+
+from generation.documents.kinds import KINDS
+from generation.documents.models import GeneratedDocument
+from generation.documents.services import LANGUAGES, document_svg
+from notebooks.models import CitedPassage, Notebook
+from notebooks.templatetags.notebook_tags import linked_text
+
+register = template.Library()
+
+
+@register.simple_tag
+def studio_context(notebook: Notebook) -> dict[str, Any]:
+    """What the studio panel shows: the notebook's documents, and whether to keep polling
+    (while one is queued, being made or being indexed)."""
+    documents = list(GeneratedDocument.objects.filter(notebook=notebook))
+    return {
+        "documents": documents,
+        "polling": any(not document.is_finished or document.stage for document in documents),
+        "kinds": [(kind, GeneratedDocument.Kind(kind).label) for kind in KINDS],
+        # Named in the reader's language (Django's own names); LANGUAGES names them for
+        # the model's prompt, in English.
+        "languages": [(code, get_language_info(code)["name_translated"]) for code in LANGUAGES],
+    }
+
+
+def _links(text: str, document: GeneratedDocument, *, markdown: bool) -> SafeString:
+    def url(cited: CitedPassage) -> str:
+        return reverse("studio:citation", args=[document.notebook_id, document.pk, cited.pk])
+
+    citations = {cited.n: cited for cited in document.citations.all()}
+    return linked_text(text, citations, url, markdown=markdown)
+
+
+@register.filter
+def cited(text: str, document: GeneratedDocument) -> SafeString:
+    """Plain text (escaped) with the document's [n] linked to their passages."""
+    return _links(text, document, markdown=False)
+
+
+@register.filter
+def cited_markdown(text: str, document: GeneratedDocument) -> SafeString:
+    """Markdown rendered and sanitised, with the document's [n] linked to their passages."""
+    return _links(text, document, markdown=True)
+
+
+@register.filter
+def drawing(document: GeneratedDocument) -> SafeString:
+    """The mind map's or infographic's SVG, to inline: built by generation/documents/svg.py,
+    where every text is escaped."""
+    return mark_safe(document_svg(document=document))

@@ -1,0 +1,206 @@
+"""The studio: a notebook's generated documents, made, shown, retried and deleted.
+
+Every view goes through the notebook access helper first: another person's notebook, and
+so its documents, is a 404.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import FileResponse, Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.text import slugify
+from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import HttpResponseClientRedirect
+
+from billing.decorators import credit_required
+from generation.documents.models import DocumentCitation, GeneratedDocument
+from generation.documents.services import (
+    DocumentBusy,
+    NoSuchQuestion,
+    check_quiz_answer,
+    delete_document,
+    document_svg,
+    request_document,
+    retry_document,
+)
+from generation.documents.services import table_csv as make_table_csv
+from limits.decorators import rate_limited
+from notebooks.models import Notebook
+from notebooks.views import HtmxHttpRequest, _get_notebook_for_user, render_citation
+
+
+def _get_document(
+    request: HtmxHttpRequest, notebook_id: int, document_id: int
+) -> tuple[Notebook, GeneratedDocument]:
+    notebook = _get_notebook_for_user(request, notebook_id)
+    document = get_object_or_404(
+        GeneratedDocument.objects.prefetch_related("citations"),
+        pk=document_id,
+        notebook=notebook,
+    )
+    return notebook, document
+
+
+def _panel(request: HtmxHttpRequest, notebook: Notebook, *, error: str = "") -> HttpResponse:
+    return render(
+        request, "generation/_studio.html#documents", {"notebook": notebook, "studio_error": error}
+    )
+
+
+@login_required
+@require_GET
+def panel(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
+    """The list of documents (htmx polls it while one is being made)."""
+    return _panel(request, _get_notebook_for_user(request, notebook_id))
+
+
+@login_required
+@require_POST
+@credit_required
+@rate_limited("generate")
+def create(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
+    notebook = _get_notebook_for_user(request, notebook_id)
+    try:
+        request_document(
+            user=request.user,
+            notebook=notebook,
+            kind=request.POST.get("kind", ""),
+            language=request.POST.get("language", ""),
+        )
+    except ValueError as exc:
+        if request.htmx:
+            return _panel(request, notebook, error=str(exc))
+        messages.error(request, str(exc))
+    if request.htmx:
+        return _panel(request, notebook)
+    return redirect("notebooks:detail", notebook_id=notebook.pk)
+
+
+@login_required
+@require_GET
+def document(request: HtmxHttpRequest, notebook_id: int, document_id: int) -> HttpResponse:
+    notebook, shown = _get_document(request, notebook_id, document_id)
+    context = {"notebook": notebook, "document": shown}
+    if request.htmx and request.GET.get("part") == "status":  # polled while it is made
+        response = render(request, "generation/document.html#status", context)
+        if shown.is_finished:
+            response["HX-Refresh"] = "true"  # made meanwhile: the whole page shows it
+        return response
+    return render(request, "generation/document.html", context)
+
+
+@login_required
+@require_POST
+@credit_required
+@rate_limited("generate")
+def retry(request: HtmxHttpRequest, notebook_id: int, document_id: int) -> HttpResponse:
+    notebook, shown = _get_document(request, notebook_id, document_id)
+    try:
+        retry_document(document=shown)
+    except DocumentBusy as exc:
+        messages.info(request, str(exc))
+    if request.htmx:
+        return _panel(request, notebook)
+    return redirect("studio:document", notebook.pk, shown.pk)
+
+
+@login_required
+@require_POST
+def delete(request: HtmxHttpRequest, notebook_id: int, document_id: int) -> HttpResponse:
+    notebook, shown = _get_document(request, notebook_id, document_id)
+    delete_document(document=shown)
+    if request.htmx and request.POST.get("from") == "panel":
+        return _panel(request, notebook)
+    url = reverse("notebooks:detail", args=[notebook.pk])
+    return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+
+
+def _ready(shown: GeneratedDocument, kind: str) -> None:
+    if shown.kind != kind or shown.status != GeneratedDocument.Status.READY:
+        raise Http404(f"This document is not a ready {kind}.")
+
+
+def _filename(shown: GeneratedDocument, suffix: str) -> str:
+    return f"{slugify(shown.title)[:80] or shown.kind}.{suffix}"
+
+
+@login_required
+@require_GET
+def table_csv(request: HtmxHttpRequest, notebook_id: int, document_id: int) -> HttpResponse:
+    _notebook, shown = _get_document(request, notebook_id, document_id)
+    _ready(shown, GeneratedDocument.Kind.TABLE)
+    response = HttpResponse(make_table_csv(document=shown), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{_filename(shown, "csv")}"'
+    return response
+
+
+@login_required
+@require_GET
+def drawing_svg(request: HtmxHttpRequest, notebook_id: int, document_id: int) -> HttpResponse:
+    _notebook, shown = _get_document(request, notebook_id, document_id)
+    if shown.kind not in {GeneratedDocument.Kind.MINDMAP, GeneratedDocument.Kind.INFOGRAPHIC}:
+        raise Http404("This document has no drawing.")
+    _ready(shown, shown.kind)
+    response = HttpResponse(document_svg(document=shown), content_type="image/svg+xml")
+    response["Content-Disposition"] = f'attachment; filename="{_filename(shown, "svg")}"'
+    # An SVG opened on its own could run script if it held any; ours holds none, and this
+    # keeps it so whatever a label says.
+    response["Content-Security-Policy"] = "default-src 'none'; style-src 'unsafe-inline'"
+    return response
+
+
+@login_required
+@require_GET
+def audio(request: HtmxHttpRequest, notebook_id: int, document_id: int) -> FileResponse:
+    _notebook, shown = _get_document(request, notebook_id, document_id)
+    _ready(shown, GeneratedDocument.Kind.AUDIO)
+    if not shown.audio:
+        raise Http404("This overview has no audio.")
+    return FileResponse(
+        shown.audio.open("rb"),
+        content_type="audio/mpeg",
+        as_attachment="download" in request.GET,
+        filename=_filename(shown, "mp3"),
+    )
+
+
+@login_required
+@require_POST
+def quiz_answer(
+    request: HtmxHttpRequest, notebook_id: int, document_id: int, number: int
+) -> HttpResponse:
+    """Check one answer on the server: the page never holds the answers beforehand."""
+    notebook, shown = _get_document(request, notebook_id, document_id)
+    _ready(shown, GeneratedDocument.Kind.QUIZ)
+    context: dict[str, object] = {"notebook": notebook, "document": shown, "number": number}
+    try:
+        context["result"] = check_quiz_answer(
+            document=shown, number=number, response=request.POST.get("answer", "")
+        )
+    except NoSuchQuestion as exc:
+        raise Http404(str(exc)) from exc
+    except ValueError as exc:  # an answer of the wrong form: say so beside the question
+        context["answer_error"] = str(exc)
+    if request.htmx:
+        return render(request, "generation/document.html#quiz_result", context)
+    return render(request, "generation/quiz_answer.html", context)
+
+
+@login_required
+@require_GET
+def citation(
+    request: HtmxHttpRequest, notebook_id: int, document_id: int, citation_id: int
+) -> HttpResponse:
+    """The passage behind a document's [n], in the same panel as an answer's."""
+    notebook, shown = _get_document(request, notebook_id, document_id)
+    cited = get_object_or_404(DocumentCitation, pk=citation_id, document=shown)
+    return render_citation(
+        request,
+        notebook,
+        cited,
+        url=reverse("studio:citation", args=[notebook.pk, shown.pk, cited.pk]),
+        image_query=f"document_citation={cited.pk}",
+    )
