@@ -1,0 +1,153 @@
+"""Hybrid search in a large notebook bounds its full-text side: it matches on the question's
+rarer lexemes (by PostgreSQL's statistics) and scores at most RETRIEVAL_LEXICAL_CAP chunks;
+a notebook at or below RETRIEVAL_EXACT_MAX_CHUNKS scores every match as before."""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import pytest
+from django.contrib.postgres.search import SearchVector
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
+
+from library.models import Chunk, Source
+from notebooks.models import NotebookSource
+from retrieval.search import search_notebook_hybrid
+
+MODEL = "fake-embed"
+QUERY = [1.0, 0.0, 0.0]
+COMMON = 50  # chunks that hold "water" (and "grow")
+_hashes = itertools.count(70_000)
+
+
+@pytest.fixture
+def pond(notebook):
+    """52 chunks: 50 about water near the query vector, one far from it holding the rare
+    word "zygomorphic" (and "water"), one far from it holding neither; statistics taken."""
+    source = Source.objects.create(
+        owner=notebook.owner,
+        kind=Source.Kind.TEXT,
+        title="pond",
+        filename="pond.txt",
+        sha256=f"{next(_hashes):064x}",
+        status=Source.Status.READY,
+        chunk_count=COMMON + 2,  # what the size rule reads, as ingest writes it
+        search_config="english",
+    )
+    NotebookSource.objects.create(notebook=notebook, source=source)
+    texts = [
+        (f"Reeds grow in the shallow water, bed {n}.", [1.0, 0.01 * n, 0.0]) for n in range(COMMON)
+    ]
+    texts += [
+        ("Orchids bear zygomorphic blossoms by the water.", [0.0, 1.0, 0.0]),
+        ("Herons stand still.", [0.0, 0.0, 1.0]),
+    ]
+    Chunk.objects.bulk_create(
+        Chunk(
+            source=source,
+            ordinal=n,
+            text=text,
+            char_start=0,
+            char_end=len(text),
+            embedding=vector,
+            embedding_model=MODEL,
+        )
+        for n, (text, vector) in enumerate(texts)
+    )
+    Chunk.objects.filter(source=source).update(search_vector=SearchVector("text", config="english"))
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE library_chunk")  # rolled back with the test
+    return source
+
+
+def search(notebook, question: str, **options):
+    return search_notebook_hybrid(
+        notebook=notebook, question=question, query_vector=QUERY, model=MODEL, **options
+    )
+
+
+def scored_by_the_lexical_side(notebook, question: str) -> int:
+    """Run the search, then EXPLAIN ANALYZE its statement: how many chunks ts_rank scored."""
+    with CaptureQueriesContext(connection) as queries:
+        search(notebook, question)
+    ranking = next(q["sql"] for q in queries.captured_queries if "WITH" in q["sql"])
+    settings_query = next(q["sql"] for q in queries.captured_queries if "set_config" in q["sql"])
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(settings_query)
+        cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + ranking)
+        (plan,) = cursor.fetchone()
+        transaction.set_rollback(True)
+    plan = plan if isinstance(plan, list) else json.loads(plan)
+
+    def nodes(node):
+        yield node
+        for child in node.get("Plans", []):
+            yield from nodes(child)
+
+    # The matches read off `all_matches` (lazily: the cap stops the reading) are the ones
+    # ts_rank scores.
+    (read,) = [n for n in nodes(plan[0]["Plan"]) if n.get("CTE Name") == "all_matches"]
+    return read["Actual Rows"]
+
+
+QUESTION = "Do orchids bear zygomorphic blossoms by the water?"
+ORCHID = "Orchids bear zygomorphic blossoms by the water."
+
+
+def test_the_statistics_tell_a_common_lexeme_from_a_rare_one(pond):
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT e.lexeme, e.frequency FROM pg_stats s, "
+            "unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) "
+            "AS e(lexeme, frequency) "
+            "WHERE s.tablename = 'library_chunk' AND s.attname = 'search_vector'"
+        )
+        frequency = dict(cursor.fetchall())
+    assert frequency["water"] == pytest.approx((COMMON + 1) / (COMMON + 2))
+    # A sample this small lists every lexeme; a large one only the commonest.
+    assert frequency.get("zygomorph", 0) < 2 / (COMMON + 2)
+
+
+def test_a_small_notebook_scores_every_chunk_sharing_a_word(settings, notebook, pond):
+    settings.RETRIEVAL_EXACT_MAX_CHUNKS = COMMON + 2
+
+    assert scored_by_the_lexical_side(notebook, QUESTION) == COMMON + 1
+
+
+def test_a_large_notebook_matches_on_the_rare_lexeme_and_still_finds_its_chunk(
+    settings, notebook, pond
+):
+    settings.RETRIEVAL_EXACT_MAX_CHUNKS = 10
+    settings.RETRIEVAL_LEXICAL_BUDGET = 5  # the four rare lexemes, not "water" (51 chunks)
+
+    assert scored_by_the_lexical_side(notebook, QUESTION) == 1
+    hits = search(notebook, QUESTION, k=8, floor=0.5)
+    # Far from the query vector, below the floor: only the lexical side can bring it.
+    assert ORCHID in [hit.chunk.text for hit in hits]
+
+
+def test_a_large_notebooks_question_of_common_words_is_cut_at_the_cap(settings, notebook, pond):
+    settings.RETRIEVAL_EXACT_MAX_CHUNKS = 10
+    settings.RETRIEVAL_LEXICAL_BUDGET = 5
+    settings.RETRIEVAL_LEXICAL_CAP = 7
+
+    # Its rarest lexeme is in 50 chunks: matched on alone, and scored in 7 of them.
+    assert scored_by_the_lexical_side(notebook, "Where does water grow?") == 7
+    hits = search(notebook, "Where does water grow?", k=8)
+    assert len(hits) == 8
+
+
+def test_the_fused_score_still_counts_the_common_words_of_a_dense_hit(settings, notebook, pond):
+    """A chunk matched on no chosen lexeme but found by the dense side gets the full-text
+    score of all the question's words, as in a small notebook: same ranking both ways."""
+    question = "zygomorphic water reeds"
+    settings.RETRIEVAL_EXACT_MAX_CHUNKS = 10**6
+    small = [hit.chunk.pk for hit in search(notebook, question, k=8)]
+    settings.RETRIEVAL_EXACT_MAX_CHUNKS = 10
+    settings.RETRIEVAL_LEXICAL_BUDGET = 5
+
+    large = [hit.chunk.pk for hit in search(notebook, question, k=8)]
+
+    assert large == small
