@@ -1,0 +1,256 @@
+"""Loupe served for real to a real browser: uvicorn (ASGI, as `manage.py serve` runs it) and
+a Procrastinate worker as subprocesses against the test database, the fake OpenAI-compatible
+server for the models, and Debian's Chromium driven by Playwright.
+
+The servers start once per session; each test is transactional (its rows are committed, so
+the server processes see them, and flushed after it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import connection
+
+from providers.tests.fake_openai import FakeOpenAI
+
+ROOT = Path(__file__).resolve().parents[1]
+SCREENSHOTS = ROOT / "docs" / "screenshots"
+CHROMIUM = os.environ.get("LOUPE_CHROMIUM", "/usr/bin/chromium")
+PASSWORD = "browser-pass-123"
+
+# Records every upload progress bar the page shows.
+WATCH_UPLOADS = """() => {
+  window.uploadBars = 0;
+  new MutationObserver((mutations) => {
+    for (const mutation of mutations) {
+      for (const node of mutation.addedNodes) {
+        if (node.querySelector && node.querySelector("progress")) window.uploadBars += 1;
+      }
+    }
+  }).observe(document.getElementById("upload-progress"), {childList: true});
+}"""
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _database_url(settings_dict: dict) -> str:
+    """The test database as DATABASE_URL, for the server processes."""
+    user = quote(settings_dict["USER"] or "", safe="")
+    password = quote(settings_dict["PASSWORD"] or "", safe="")
+    credentials = f"{user}:{password}@" if password else (f"{user}@" if user else "")
+    host = settings_dict["HOST"] or ""
+    port = settings_dict["PORT"] or ""
+    if host.startswith("/"):  # a Unix socket folder
+        query = f"?host={quote(host, safe='')}" + (f"&port={port}" if port else "")
+        return f"postgresql://{credentials}/{settings_dict['NAME']}{query}"
+    return f"postgresql://{credentials}{host}{':' + port if port else ''}/{settings_dict['NAME']}"
+
+
+class LiveLoupe:
+    def __init__(self, url: str, models: FakeOpenAI, data_dir: Path) -> None:
+        self.url = url
+        self.models = models
+        self.data_dir = data_dir
+        self.logs = data_dir / "logs"
+
+    def log_tail(self) -> str:
+        parts = []
+        for log in sorted(self.logs.glob("*.log")):
+            parts.append(f"--- {log.name} ---\n{log.read_text(errors='replace')[-4000:]}")
+        return "\n".join(parts)
+
+
+def _wait_until_serving(url: str, processes: dict[str, subprocess.Popen], live: LiveLoupe) -> None:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        for name, process in processes.items():
+            if process.poll() is not None:
+                pytest.fail(f"The {name} process exited ({process.returncode}):\n{live.log_tail()}")
+        try:
+            with urllib.request.urlopen(url + "/login/", timeout=5) as response:
+                if response.status == 200:
+                    return
+        except (urllib.error.URLError, OSError):
+            pass
+        time.sleep(0.3)
+    pytest.fail(f"Loupe did not answer at {url} within 120 s:\n{live.log_tail()}")
+
+
+@pytest.fixture(scope="session")
+def live_loupe(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator[LiveLoupe]:
+    if not os.access(CHROMIUM, os.X_OK):
+        # Fail, never skip: a missing browser must not pass as a green run.
+        pytest.fail(
+            f"The browser tests need Chromium at {CHROMIUM}; run scripts/install-system-packages "
+            "(Debian: apt-get install chromium)."
+        )
+    with django_db_blocker.unblock():
+        database_url = _database_url(connection.settings_dict)
+    data_dir = tmp_path_factory.mktemp("live-loupe")
+    logs = data_dir / "logs"
+    logs.mkdir()
+    with FakeOpenAI.running() as models:
+        env = {
+            **os.environ,
+            "LOUPE_DATA_DIR": str(data_dir),
+            "DATABASE_URL": database_url,
+            "DEBUG": "false",
+            "OPENAI_BASE_URL": models.base_url,
+            "OPENAI_API_KEY": "test",
+            "CHAT_MODEL": "fake-chat",
+            "EMBEDDING_MODEL": "fake-embed",
+            "EMBEDDING_DIMENSIONS": "64",
+            "SOURCE_SUMMARIES": "extractive",
+            "SIMILARITY_FLOOR": "0",
+            "OPENAI_MAX_RETRIES": "1",
+            "OPENAI_TIMEOUT_SECONDS": "20",
+            "MODEL_PRICES": json.dumps(
+                {
+                    "fake-chat": {"input_per_million": "2", "output_per_million": "8"},
+                    "fake-embed": {"input_per_million": "0.1"},
+                }
+            ),
+            "PYTHONUNBUFFERED": "1",
+        }
+        python = sys.executable
+        subprocess.run(
+            [python, "manage.py", "collectstatic", "--noinput", "--verbosity", "0"],
+            cwd=ROOT,
+            env=env,
+            check=True,
+        )
+        port = _free_port()
+        commands = {
+            "web": [
+                python,
+                "-m",
+                "uvicorn",
+                "config.asgi:application",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+            ],
+            "worker": [python, "manage.py", "procrastinate", "worker"],
+        }
+        processes: dict[str, subprocess.Popen] = {}
+        live = LiveLoupe(f"http://127.0.0.1:{port}", models, data_dir)
+        try:
+            for name, command in commands.items():
+                with open(logs / f"{name}.log", "wb") as log:
+                    processes[name] = subprocess.Popen(
+                        command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT
+                    )
+            _wait_until_serving(live.url, processes, live)
+            yield live
+        finally:
+            for process in processes.values():
+                process.terminate()
+            for process in processes.values():
+                try:
+                    process.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+            shutil.rmtree(data_dir / "staticfiles", ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def browser(live_loupe):
+    from playwright.sync_api import sync_playwright
+
+    # Playwright's sync API runs an event loop in this thread, and Django refuses ORM calls
+    # from a thread with a running loop; the tests' own queries are plain sync code.
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_playwright() as playwright:
+            chromium = playwright.chromium.launch(
+                executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"]
+            )
+            yield chromium
+            chromium.close()
+    finally:
+        if previous is None:
+            del os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"]
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
+
+
+@pytest.fixture
+def fast_password_hashing():
+    """The server processes check passwords with the default hashers, so the users these
+    tests make must be hashed with them too (the root conftest's MD5 would not sign in)."""
+
+
+@pytest.fixture
+def live(live_loupe, transactional_db, settings) -> Iterator[LiveLoupe]:
+    """The live app for one test, the model server's script and pace reset. Files the test
+    itself stores go where the server processes read them."""
+    settings.MEDIA_ROOT = live_loupe.data_dir / "uploads"
+    models = live_loupe.models
+    models.chat_replies.clear()
+    models.stream_delay = 0.0
+    yield live_loupe
+    models.chat_replies.clear()
+    models.stream_delay = 0.0
+
+
+@pytest.fixture
+def page_for(browser, live):
+    """`page_for(username, **context_options)`: a new browser page signed in as that user
+    (created with PASSWORD if missing), through the sign-in form."""
+    contexts = []
+
+    def open_page(username: str | None = None, **options):
+        context = browser.new_context(base_url=live.url, **options)
+        context.set_default_timeout(20_000)
+        contexts.append(context)
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        # A script or style the Content-Security-Policy blocks only shows in the console.
+        page.on(
+            "console",
+            lambda message: (
+                errors.append(message.text)
+                if message.type == "error" and "Content Security Policy" in message.text
+                else None
+            ),
+        )
+        page.js_errors = errors
+        if username:
+            get_user_model().objects.filter(username=username).exists() or (
+                get_user_model().objects.create_user(username=username, password=PASSWORD)
+            )
+            sign_in(page, username)
+        return page
+
+    yield open_page
+    for context in contexts:
+        context.close()
+
+
+def sign_in(page, username: str) -> None:
+    page.goto("/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", PASSWORD)
+    page.click("form.stack button[type=submit]")
+    page.wait_for_url("**/notebooks/")
