@@ -55,6 +55,8 @@ def fake_openai(settings):
         settings.SOURCE_SUMMARIES = "extractive"
         settings.EMBEDDING_MODEL = "fake-embed"
         settings.STT_MODEL = "fake-stt"
+        settings.TTS_MODEL = "fake-tts"
+        settings.TTS_VOICES = ["fake-voice-a", "fake-voice-b"]
         settings.EMBEDDING_DIMENSIONS = 64
         settings.OPENAI_MAX_RETRIES = 1
         settings.OPENAI_TIMEOUT_SECONDS = 10.0
@@ -68,6 +70,7 @@ def fake_openai(settings):
             "fake-embed": {"input_per_million": "0.1"},
             "fake-vision": {"input_per_million": "2", "output_per_million": "8"},
             "fake-stt": {"per_second": "0.001"},
+            "fake-tts": {"per_second": "0.002"},
         }
         yield server
 

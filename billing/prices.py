@@ -29,8 +29,10 @@ MILLION = Decimal(1_000_000)
 # check has nothing to complain about and their usage rows still show what they did.
 BUILTIN_PRICES: dict[str, dict[str, str]] = {
     "local/multilingual-e5-small": {},
+    "local/universal-sentence-encoder-multilingual-3": {},
     "local/rapidocr": {},
     "local/whisper-base": {},
+    "local/espeak-ng": {},
 }
 
 

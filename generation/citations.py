@@ -31,9 +31,13 @@ def _numbers(group: str) -> list[int]:
     return numbers
 
 
-def map_markers(text: str, passage_count: int) -> MappedAnswer:
-    """Keep markers that name a passage, strip the rest, renumber by first appearance."""
-    order: list[int] = []
+def map_markers(text: str, passage_count: int, *, order: list[int] | None = None) -> MappedAnswer:
+    """Keep markers that name a passage, strip the rest, renumber by first appearance.
+
+    `order` continues a numbering begun in other texts (a generated document's several
+    fields share one list of citations); it is extended in place.
+    """
+    order = [] if order is None else order
 
     def replace(match: re.Match[str]) -> str:
         kept: list[int] = []

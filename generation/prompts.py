@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from django.utils.translation import gettext_noop
+
 SYSTEM_PROMPT = """You answer questions about the user's documents, using only the numbered \
 passages you are given.
 
@@ -11,15 +13,16 @@ passages as [1][3].
 - If the passages do not contain the answer, say so plainly.
 - Answer in the language of the question, concisely."""
 
-EMPTY_NOTEBOOK_REPLY = (
+# The fixed replies are stored in the asker's language (answering.py translates them).
+EMPTY_NOTEBOOK_REPLY = gettext_noop(
     "This notebook has no sources yet, so there is nothing to answer from. "
     "Add a document, wait until it is ready, then ask again."
 )
-NOTHING_READY_REPLY = (
+NOTHING_READY_REPLY = gettext_noop(
     "None of this notebook's sources is ready yet. Wait until at least one is ready "
     "(or check why it failed), then ask again."
 )
-NO_MATCH_REPLY = (
+NO_MATCH_REPLY = gettext_noop(
     "No passage in this notebook's sources matches the question closely enough to "
     "answer it. Try asking with words the documents use."
 )

@@ -14,6 +14,7 @@ from django.contrib.auth.models import User
 from django.contrib.postgres.search import SearchVector
 from django.core.files.base import ContentFile, File
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext as _
 
 from billing.services import credit_spent_message, has_credit, usage_for
 from generation.summaries import summarize
@@ -23,10 +24,12 @@ from ingest.loaders import detect_kind, html, load_passages
 from ingest.loaders.pdf import PageProgress
 from ingest.passages import LoaderError, Passage
 from ingest.url_guard import UrlRefused, parse_url
+from library.files import local_copy
 from library.languages import detect_language, search_config
 from library.models import Chunk, ChunkEmbedding, EmbeddingState, Source
+from library.vector_indexes import ensure_vector_index_quietly
 from notebooks.models import Notebook, NotebookSource
-from providers import embeddings
+from providers import embeddings, vision
 from providers.errors import ProviderError
 
 logger = logging.getLogger(__name__)
@@ -54,8 +57,8 @@ def _hash_and_size(upload: File) -> tuple[str, int, bytes]:
         size += len(piece)
         if size > settings.UPLOAD_MAX_BYTES:
             raise UploadRejected(
-                f"{upload.name} is larger than {settings.UPLOAD_MAX_BYTES // (1024 * 1024)} MiB "
-                "(UPLOAD_MAX_BYTES)."
+                _("%(name)s is larger than %(mib)s MiB (UPLOAD_MAX_BYTES).")
+                % {"name": upload.name, "mib": settings.UPLOAD_MAX_BYTES // (1024 * 1024)}
             )
     upload.seek(0)
     return digest.hexdigest(), size, head
@@ -76,7 +79,7 @@ def add_source(
     filename = Path(upload.name or "upload").name
     sha256, size, head = _hash_and_size(upload)
     if size == 0:
-        raise UploadRejected(f"{filename} is empty.")
+        raise UploadRejected(_("%(name)s is empty.") % {"name": filename})
     try:
         kind = detect_kind(filename, head)
     except LoaderError as exc:
@@ -90,6 +93,8 @@ def add_source(
 
     with transaction.atomic():
         source = Source.objects.select_for_update().filter(owner=owner, sha256=sha256).first()
+        if source is None:
+            source = _web_source_with_bytes(owner=owner, sha256=sha256, size=size)
         created = source is None
         if source is None:
             source = Source(
@@ -114,6 +119,26 @@ def add_source(
     return AddedSource(source=source, created=created)
 
 
+def _web_source_with_bytes(*, owner: User, sha256: str, size: int) -> Source | None:
+    """The owner's fetched web source whose file has exactly these bytes, if any.
+
+    Web sources are keyed by their address (there are no bytes when one is added), so
+    their content is found by size first and then compared by hash: few files share a size.
+    """
+    candidates = Source.objects.filter(owner=owner, kind=Source.Kind.URL, size_bytes=size)
+    for candidate in candidates.exclude(file=""):
+        digest = hashlib.sha256()
+        try:
+            with candidate.file.open("rb") as stored:
+                for piece in stored.chunks():
+                    digest.update(piece)
+        except OSError:
+            continue  # its file is gone; it cannot be the same bytes
+        if digest.hexdigest() == sha256:
+            return Source.objects.select_for_update().get(pk=candidate.pk)
+    return None
+
+
 def _link_and_queue(source: Source, *, notebook: Notebook, created: bool) -> None:
     """Link the source to the notebook; queue it if new, or again if it failed before.
 
@@ -127,6 +152,14 @@ def _link_and_queue(source: Source, *, notebook: Notebook, created: bool) -> Non
         source.error = ""
         source.save(update_fields=["status", "error", "updated_at"])
         ingest_source.defer(source_id=source.pk)
+
+
+class AlreadyInLibrary(Exception):
+    """A fetched web page has the bytes of a source its owner already has."""
+
+    def __init__(self, existing: Source) -> None:
+        super().__init__(f"the same content as “{existing.title}”")
+        self.existing = existing
 
 
 class SourceBusy(Exception):
@@ -144,7 +177,7 @@ def reprocess_source(*, source: Source) -> Source:
     with transaction.atomic():
         source = Source.objects.select_for_update().get(pk=source.pk)
         if not source.is_finished:
-            raise SourceBusy(f"“{source.title}” is already being processed.")
+            raise SourceBusy(_("“%(title)s” is already being processed.") % {"title": source.title})
         source.status = Source.Status.QUEUED
         source.error = ""
         source.save(update_fields=["status", "error", "updated_at"])
@@ -152,13 +185,18 @@ def reprocess_source(*, source: Source) -> Source:
     return source
 
 
-def process_source(*, source_id: int) -> Source:
-    """Process a source at its owner's expense; its usage rows point at the source."""
+def process_source(*, source_id: int, raise_transient: bool = False) -> Source:
+    """Process a source at its owner's expense; its usage rows point at the source.
+
+    With `raise_transient`, a transient provider error (a model server down or
+    rate-limiting) puts the source back in the queue and is raised, for the job to be
+    retried later; otherwise it fails the source like any other error.
+    """
     with usage_for(source_id=source_id):
-        return _process_source(source_id=source_id)
+        return _process_source(source_id=source_id, raise_transient=raise_transient)
 
 
-def _process_source(*, source_id: int) -> Source:
+def _process_source(*, source_id: int, raise_transient: bool = False) -> Source:
     """Read, chunk and embed a source; it ends ready, or failed with a reason.
 
     Chunks and vectors are written in one transaction at the end, so a crash at any
@@ -196,13 +234,14 @@ def _process_source(*, source_id: int) -> Source:
         if source.kind == Source.Kind.URL:
             passages, page_count = _fetch_and_load(source)
         else:
-            passages, page_count, source.reader = load_passages(
-                source.kind,
-                Path(source.file.path),
-                pdf_capture=source.pdf_capture,
-                user=source.owner,
-                on_progress=_page_reporter(source),
-            )
+            with local_copy(source.file) as path:
+                passages, page_count, source.reader = load_passages(
+                    source.kind,
+                    path,
+                    pdf_capture=source.pdf_capture,
+                    user=source.owner,
+                    on_progress=_page_reporter(source),
+                )
         drafts = chunk_passages(
             passages, window=settings.CHUNK_TOKENS, overlap=settings.CHUNK_OVERLAP_TOKENS
         )
@@ -272,9 +311,16 @@ def _process_source(*, source_id: int) -> Source:
                 source.progress_total = len(drafts)
                 source.save()
                 break
+        # The active model's HNSW index comes with its first vectors (after: a no-op).
+        ensure_vector_index_quietly(model=model.name, dimensions=len(vectors[0]))
         # The source is ready and answerable now; its summary cannot fail it.
         _summarize(source, passages)
+    except AlreadyInLibrary as same:
+        return _link_instead(source, same.existing)
     except (LoaderError, ProviderError) as exc:
+        if raise_transient and isinstance(exc, ProviderError) and exc.transient:
+            _queue_again(source, str(exc))
+            raise
         _fail(source, str(exc))
     except Exception as exc:
         logger.exception("processing source %s failed", source.pk)
@@ -305,6 +351,30 @@ def _summarize(source: Source, passages: list[Passage]) -> None:
     source.save(update_fields=["summary", "summary_mode", "summary_error", "stage", "updated_at"])
 
 
+def _link_instead(source: Source, existing: Source) -> Source:
+    """Link the web source's notebooks to the owner's source with the same bytes instead,
+    and remove the web source; the existing one keeps the address it was found at."""
+    with transaction.atomic():
+        existing = Source.objects.select_for_update().get(pk=existing.pk)
+        if not existing.url:
+            existing.url = source.url
+            existing.save(update_fields=["url", "updated_at"])
+        for notebook in Notebook.objects.filter(sources=source):
+            _link_and_queue(existing, notebook=notebook, created=False)
+        if source.file:
+            source.file.delete(save=False)
+        source.delete()
+    logger.info("web source %s has the bytes of source %s; linked that", source.url, existing.pk)
+    return existing
+
+
+def _queue_again(source: Source, message: str) -> None:
+    source.status = Source.Status.QUEUED
+    source.error = f"{message} Loupe will try again shortly."
+    source.stage = Source.Stage.NONE
+    source.save(update_fields=["status", "error", "stage", "updated_at"])
+
+
 def _fail(source: Source, message: str) -> None:
     source.status = Source.Status.FAILED
     source.error = message
@@ -320,18 +390,34 @@ def _first_stage(source: Source) -> str:
     return Source.Stage.READING
 
 
-def _report_progress(source: Source, *, stage: str, done: int = 0, total: int = 0) -> None:
+def _report_progress(
+    source: Source, *, stage: str, done: int = 0, total: int = 0, reader: str | None = None
+) -> None:
     """Say what the worker is doing, in a short UPDATE of its own: it commits at once (no
     transaction is open here), so the page shows it while the source processes."""
-    Source.objects.filter(pk=source.pk).update(
-        stage=stage, progress_done=done, progress_total=total
-    )
+    fields: dict[str, object] = {"stage": stage, "progress_done": done, "progress_total": total}
+    if reader is not None:
+        fields["reader"] = reader
+    Source.objects.filter(pk=source.pk).update(**fields)
 
 
 def _page_reporter(source: Source) -> PageProgress:
+    # While pages are read as images, `reader` names who reads them (the local OCR or a
+    # vision model at an API) for the progress label; the finished source gets the final
+    # reader with its other fields.
+    images_reader = vision.active_reader()
+
     def report(done: int, total: int, by_vision: bool) -> None:
-        stage = Source.Stage.READING_IMAGES if by_vision else Source.Stage.READING
-        _report_progress(source, stage=stage, done=done, total=total)
+        if by_vision:
+            _report_progress(
+                source,
+                stage=Source.Stage.READING_IMAGES,
+                done=done,
+                total=total,
+                reader=images_reader,
+            )
+        else:
+            _report_progress(source, stage=Source.Stage.READING, done=done, total=total)
 
     return report
 
@@ -367,7 +453,7 @@ def add_url(
 
     url = url.strip()
     if not url:
-        raise UploadRejected("Enter the address of a web page, starting with https://.")
+        raise UploadRejected(_("Enter the address of a web page, starting with https://."))
     if not SCHEME_PREFIX.match(url):
         url = "https://" + url  # "example.org/page", as people type it
     try:
@@ -376,7 +462,9 @@ def add_url(
         raise UploadRejected(str(exc)) from exc
     max_length = Source._meta.get_field("url").max_length or 2000
     if len(normalised) > max_length:
-        raise UploadRejected(f"This web address is longer than {max_length} characters.")
+        raise UploadRejected(
+            _("This web address is longer than %(max)s characters.") % {"max": max_length}
+        )
     sha256 = hashlib.sha256(f"url:{normalised}".encode()).hexdigest()
     pdf_capture = pdf_capture or Source.PdfCapture.AUTO
     if pdf_capture not in Source.PdfCapture.values:
@@ -430,6 +518,19 @@ def _web_kind(fetched: Fetched) -> str:
 def _fetch_and_load(source: Source) -> tuple[list[Passage], int | None]:
     """Fetch a web source through the guard, keep the bytes as its file and read them."""
     fetched = fetch(source.url)
+    if not source.chunk_count:
+        # A page never read before whose bytes the owner already has (the PDF behind a link
+        # they uploaded too): its notebooks get that source, nothing is stored or embedded
+        # twice. A page read before keeps its source, since answers may cite its chunks.
+        digest = hashlib.sha256(fetched.content).hexdigest()
+        same = (
+            Source.objects.filter(owner=source.owner, sha256=digest)
+            .exclude(pk=source.pk)
+            .exclude(kind=Source.Kind.GENERATED)
+            .first()
+        )
+        if same is not None:
+            raise AlreadyInLibrary(same)
     kind = _web_kind(fetched)
     _report_progress(source, stage=Source.Stage.READING)
     suffix = {"html": ".html", "pdf": ".pdf", "text": ".txt"}[kind]
@@ -446,13 +547,14 @@ def _fetch_and_load(source: Source) -> tuple[list[Passage], int | None]:
         source.title = (page.title or source.url)[:500]
         source.reader = html.READER
     else:
-        passages, page_count, reader = load_passages(
-            kind,
-            Path(source.file.path),
-            pdf_capture=source.pdf_capture,
-            user=source.owner,
-            on_progress=_page_reporter(source),
-        )
+        with local_copy(source.file) as path:
+            passages, page_count, reader = load_passages(
+                kind,
+                path,
+                pdf_capture=source.pdf_capture,
+                user=source.owner,
+                on_progress=_page_reporter(source),
+            )
         source.reader = f"PDF from the web ({reader})" if kind == "pdf" else reader
     source.save(update_fields=["file", "filename", "size_bytes", "title", "reader", "updated_at"])
     return passages, page_count

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from library.models import Preferences
 
@@ -10,5 +11,5 @@ class PreferencesForm(forms.ModelForm):
         model = Preferences
         fields = ["pdf_capture"]
         help_texts = {
-            "pdf_capture": "How new PDFs are read unless you choose otherwise when uploading.",
+            "pdf_capture": _("How new PDFs are read unless you choose otherwise when uploading."),
         }

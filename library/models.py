@@ -5,6 +5,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVectorField
 from django.db import connection, models
+from django.utils.translation import gettext_lazy as _
 from pgvector.django import VectorField
 
 
@@ -17,18 +18,18 @@ class Source(models.Model):
     """One document in a person's library; the same bytes exist once per owner."""
 
     class Kind(models.TextChoices):
-        PDF = "pdf", "PDF"
-        TEXT = "text", "Text"
-        URL = "url", "Web page"
-        IMAGE = "image", "Image"
-        AUDIO = "audio", "Audio"
+        PDF = "pdf", _("PDF")
+        TEXT = "text", _("Text")
+        URL = "url", _("Web page")
+        IMAGE = "image", _("Image")
+        AUDIO = "audio", _("Audio")
         # A document Loupe generated from a notebook's other sources (report, quiz, ...).
-        GENERATED = "generated", "Generated document"
+        GENERATED = "generated", _("Generated document")
 
     class PdfCapture(models.TextChoices):
-        TEXT = "text", "Text layer only"
-        VISION = "vision", "Read every page as an image"
-        AUTO = "auto", "Text layer, images for pages without one"
+        TEXT = "text", _("Text layer only")
+        VISION = "vision", _("Read every page as an image")
+        AUTO = "auto", _("Text layer, images for pages without one")
 
     class SummaryMode(models.TextChoices):
         LLM = "llm", "Written by the chat model"
@@ -143,7 +144,7 @@ class Preferences(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="preferences"
     )
     pdf_capture = models.CharField(
-        "default PDF capture mode",
+        _("default PDF capture mode"),
         max_length=10,
         choices=Source.PdfCapture.choices,
         default=Source.PdfCapture.AUTO,

@@ -6,5 +6,11 @@ from library import views
 
 app_name = "library"
 urlpatterns = [
-    path("", views.preferences, name="preferences"),
+    path("library/", views.library, name="library"),
+    path(
+        "library/sources/<int:source_id>/add-to-notebook/",
+        views.add_to_notebook,
+        name="add_to_notebook",
+    ),
+    path("preferences/", views.preferences, name="preferences"),
 ]

@@ -1,20 +1,95 @@
-"""A person's preferences; everyone sees and changes only their own."""
+"""A person's library (every source they added, in any notebook) and their preferences;
+everyone sees and changes only their own."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
+from django.db.models import Prefetch
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
-from django.views.decorators.http import require_http_methods
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.middleware import HtmxDetails
 
 from library.forms import PreferencesForm
-from library.models import Preferences
+from library.models import Preferences, Source
+from notebooks.models import Notebook
+from notebooks.services import link_source
 
 
 class AuthenticatedHttpRequest(HttpRequest):
+    htmx: HtmxDetails
     user: User  # every view here is @login_required
+
+
+@dataclass(frozen=True)
+class LibraryRow:
+    source: Source
+    used_in: list[Notebook]  # the notebooks that hold it
+    addable: list[Notebook]  # the owner's other notebooks
+
+
+def _library_rows(user: User, *, only: int | None = None) -> list[LibraryRow]:
+    """Each source with the notebooks that use it and the ones it could be added to."""
+    notebooks = list(Notebook.objects.filter(owner=user).order_by("title"))
+    sources = Source.objects.filter(owner=user).prefetch_related(
+        Prefetch("notebooks", queryset=Notebook.objects.order_by("title"))
+    )
+    if only is not None:
+        sources = sources.filter(pk=only)
+    rows = []
+    for source in sources:
+        used_in = list(source.notebooks.all())
+        addable = [notebook for notebook in notebooks if notebook not in used_in]
+        rows.append(LibraryRow(source=source, used_in=used_in, addable=addable))
+    return rows
+
+
+@login_required
+@require_GET
+def library(request: AuthenticatedHttpRequest) -> HttpResponse:
+    rows = _library_rows(request.user)
+    context = {
+        "rows": rows,
+        "has_notebooks": Notebook.objects.filter(owner=request.user).exists(),
+        # The page polls itself while a source is still being read.
+        "polling": any(not row.source.is_finished for row in rows),
+    }
+    if request.htmx and request.htmx.target == "library-sources":
+        return render(request, "library/library.html#sources", context)
+    return render(request, "library/library.html", context)
+
+
+@login_required
+@require_POST
+def add_to_notebook(request: AuthenticatedHttpRequest, source_id: int) -> HttpResponse:
+    """Put one of my sources into one of my notebooks; anyone else's is a 404."""
+    source = get_object_or_404(Source, pk=source_id, owner=request.user)
+    notebook_id = request.POST.get("notebook", "")
+    error = ""
+    if not notebook_id.isdigit():
+        error = _("Choose a notebook to add “%(title)s” to.") % {"title": source.title}
+    else:
+        notebook = get_object_or_404(Notebook, pk=notebook_id, owner=request.user)
+        if link_source(notebook=notebook, source=source):
+            note = _("“%(source)s” is now in “%(notebook)s”.")
+        else:
+            note = _("“%(source)s” was already in “%(notebook)s”.")
+        note = note % {"source": source.title, "notebook": notebook.title}
+    if request.htmx:
+        context = {"row": _library_rows(request.user, only=source.pk)[0], "error": error}
+        if not error:
+            context["note"] = note
+        return render(request, "library/library.html#row", context)
+    if error:
+        messages.error(request, error)
+    else:
+        messages.success(request, note)
+    return redirect("library:library")
 
 
 @login_required
@@ -24,6 +99,6 @@ def preferences(request: AuthenticatedHttpRequest) -> HttpResponse:
     form = PreferencesForm(data, instance=Preferences.of(request.user))
     if request.method == "POST" and form.is_valid():
         form.save()
-        messages.success(request, "Your preferences are saved.")
+        messages.success(request, _("Your preferences are saved."))
         return redirect("library:preferences")
     return render(request, "library/preferences.html", {"form": form})

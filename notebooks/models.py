@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext
 
 from library.models import Chunk, Source
 
@@ -68,7 +69,7 @@ class Conversation(models.Model):
             asked = self.messages.filter(role=Message.Role.USER).order_by("created_at", "id")
             first = asked.values_list("content", flat=True).first()
         if not first:
-            return "New conversation"
+            return gettext("New conversation")
         text = " ".join(first.split())
         # Cut at a word, so the title does not end in half of one.
         return text if len(text) <= 60 else text[:60].rsplit(" ", 1)[0].rstrip() + "…"
@@ -98,11 +99,12 @@ class Message(models.Model):
         ordering = ["created_at", "id"]
 
 
-class Citation(models.Model):
-    """What an [n] in an answer points at: the chunk retrieved for it, kept with a copy
-    of the quote so the citation still reads correctly if the chunk is later replaced."""
+class CitedPassage(models.Model):
+    """What an [n] points at: the chunk retrieved for it, kept with a copy of the quote so
+    the citation still reads correctly if the chunk is later replaced. Answers (Citation)
+    and generated documents (generation's DocumentCitation) cite alike and open in the same
+    passage panel."""
 
-    message = models.ForeignKey(Message, on_delete=models.CASCADE, related_name="citations")
     n = models.PositiveIntegerField()
     chunk = models.ForeignKey(Chunk, null=True, on_delete=models.SET_NULL, related_name="+")
     source = models.ForeignKey(Source, null=True, on_delete=models.SET_NULL, related_name="+")
@@ -115,6 +117,15 @@ class Citation(models.Model):
     # None for citations stored before the check existed.
     supported = models.BooleanField(null=True)
     support_score = models.FloatField(null=True)
+
+    class Meta:
+        abstract = True
+
+
+class Citation(CitedPassage):
+    """An [n] in an answer."""
+
+    message = models.ForeignKey(Message, on_delete=models.CASCADE, related_name="citations")
 
     class Meta:
         ordering = ["message_id", "n"]

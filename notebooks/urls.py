@@ -16,6 +16,11 @@ urlpatterns = [
         views.reprocess,
         name="reprocess",
     ),
+    path(
+        "<int:notebook_id>/sources/<int:source_id>/remove/",
+        views.remove_source,
+        name="remove_source",
+    ),
     path("<int:notebook_id>/add-url/", views.add_web_page, name="add_url"),
     path("<int:notebook_id>/ask/", views.ask, name="ask"),
     path("<int:notebook_id>/ask/stream/", views.ask_stream, name="ask_stream"),

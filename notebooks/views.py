@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Generator
-from pathlib import Path
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -16,6 +15,7 @@ from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpRespons
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.cache import patch_cache_control
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
@@ -24,10 +24,19 @@ from billing.decorators import credit_required, credit_spent_response
 from billing.services import CreditSpent
 from generation.answering import Answer, answer_question, stream_answer
 from ingest.services import SourceBusy, UploadRejected, add_source, add_url, reprocess_source
+from library.files import local_copy
 from library.models import Chunk, Preferences, Source
-from notebooks.models import Citation, Conversation, Message, Notebook, NotebookSource
+from limits.decorators import rate_limited
+from notebooks.models import (
+    Citation,
+    CitedPassage,
+    Conversation,
+    Message,
+    Notebook,
+    NotebookSource,
+)
 from notebooks.page_images import PageNotRendered, render_page_png
-from notebooks.services import NotebookTitleTaken, create_notebook
+from notebooks.services import NotebookTitleTaken, create_notebook, unlink_source
 from providers.errors import ProviderError
 
 
@@ -152,8 +161,8 @@ def sources(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
 def _after_adding(
     request: HtmxHttpRequest, notebook: Notebook, notes: list[tuple[str, str]]
 ) -> HttpResponse:
-    """The response to an upload or an added web page: the sources list and the notes
-    (why a file was refused, that one was already in the library)."""
+    """The response to an upload, an added web page or a removed source: the sources list
+    and the notes (why a file was refused, that one was already in the library)."""
     if request.htmx:
         context = _sources_context(notebook)
         context.update({"upload_notes": notes, "oob": True})
@@ -166,6 +175,7 @@ def _after_adding(
 @login_required
 @require_POST
 @credit_required
+@rate_limited("upload")
 def upload(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
     notebook = _get_notebook_for_user(request, notebook_id)
     files = request.FILES.getlist("files")
@@ -173,7 +183,7 @@ def upload(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
     pdf_capture = request.POST.get("pdf_capture") or Preferences.of(request.user).pdf_capture
     notes: list[tuple[str, str]] = []  # (level, text) for each file that needs a word
     if not files:
-        notes.append(("error", "Choose at least one file to upload."))
+        notes.append(("error", _("Choose at least one file to upload.")))
     for upload in files:
         try:
             added = add_source(
@@ -186,8 +196,11 @@ def upload(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
             notes.append(
                 (
                     "info",
-                    f"{upload.name} is already in your library as “{added.source.title}”; "
-                    "it was not stored again.",
+                    _(
+                        "%(name)s is already in your library as “%(title)s”; "
+                        "it was not stored again."
+                    )
+                    % {"name": upload.name, "title": added.source.title},
                 )
             )
 
@@ -197,6 +210,7 @@ def upload(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
 @login_required
 @require_POST
 @credit_required
+@rate_limited("upload")
 def reprocess(request: HtmxHttpRequest, notebook_id: int, source_id: int) -> HttpResponse:
     """Retry a failed source or read a ready one again."""
     notebook = _get_notebook_for_user(request, notebook_id)
@@ -212,7 +226,21 @@ def reprocess(request: HtmxHttpRequest, notebook_id: int, source_id: int) -> Htt
 
 @login_required
 @require_POST
+def remove_source(request: HtmxHttpRequest, notebook_id: int, source_id: int) -> HttpResponse:
+    """Take a source out of this notebook; it stays in the library (and other notebooks)."""
+    notebook = _get_notebook_for_user(request, notebook_id)
+    source = get_object_or_404(notebook.sources, pk=source_id)
+    unlink_source(notebook=notebook, source=source)
+    note = _("“%(title)s” was removed from this notebook. It is still in your library.") % {
+        "title": source.title
+    }
+    return _after_adding(request, notebook, [("info", note)])
+
+
+@login_required
+@require_POST
 @credit_required
+@rate_limited("upload")
 def add_web_page(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
     notebook = _get_notebook_for_user(request, notebook_id)
     notes: list[tuple[str, str]] = []
@@ -230,8 +258,11 @@ def add_web_page(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
             notes.append(
                 (
                     "info",
-                    f"{added.source.url} is already in your library as “{added.source.title}”; "
-                    "it was not fetched again.",
+                    _(
+                        "%(url)s is already in your library as “%(title)s”; "
+                        "it was not fetched again."
+                    )
+                    % {"url": added.source.url, "title": added.source.title},
                 )
             )
 
@@ -241,6 +272,7 @@ def add_web_page(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
 @login_required
 @require_POST
 @credit_required
+@rate_limited("ask")
 def ask(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
     notebook = _get_notebook_for_user(request, notebook_id)
     conversation = None
@@ -283,6 +315,7 @@ def ask(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
 @login_required
 @require_POST
 @credit_required
+@rate_limited("ask")
 def ask_stream(request: HtmxHttpRequest, notebook_id: int) -> StreamingHttpResponse:
     """The answer as server-sent events: `delta` events carry the text as the model writes
     it, then `done` names the stored message (whose rendered form replaces the raw text),
@@ -298,6 +331,7 @@ def ask_stream(request: HtmxHttpRequest, notebook_id: int) -> StreamingHttpRespo
         question=request.POST.get("question", ""),
         conversation=conversation,
         source=source,
+        credit_checked=True,  # by @credit_required, a moment ago: not summed twice
     )
     response = StreamingHttpResponse(
         _answer_events(notebook, answers), content_type="text/event-stream"
@@ -395,7 +429,7 @@ def delete_conversation(
     return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
 
 
-def _highlight(cited: Citation) -> tuple[str, str, str] | None:
+def _highlight(cited: CitedPassage) -> tuple[str, str, str] | None:
     """The cited chunk split around its quote (before, quote, after), or None when the
     chunk is gone or no longer holds the quote verbatim (it was re-processed)."""
     if cited.chunk is None or not cited.quote:
@@ -412,6 +446,26 @@ def _highlight(cited: Citation) -> tuple[str, str, str] | None:
 def citation(request: HtmxHttpRequest, notebook_id: int, citation_id: int) -> HttpResponse:
     notebook = _get_notebook_for_user(request, notebook_id)
     cited = get_object_or_404(Citation, pk=citation_id, message__conversation__notebook=notebook)
+    return render_citation(
+        request,
+        notebook,
+        cited,
+        url=reverse("notebooks:citation", args=[notebook.pk, cited.pk]),
+        image_query=f"citation={cited.pk}",
+    )
+
+
+def render_citation(
+    request: HtmxHttpRequest,
+    notebook: Notebook,
+    cited: CitedPassage,
+    *,
+    url: str,
+    image_query: str,
+) -> HttpResponse:
+    """The passage behind any [n], an answer's or a generated document's (studio): a page,
+    or for htmx the panel. `url` is this citation's own address (for turning PDF pages) and
+    `image_query` what page_image needs to highlight its quote."""
     # A source removed from the notebook (or deleted) must not show its text here: the
     # reader would take it for a passage of this notebook.
     source_linked = (
@@ -424,6 +478,8 @@ def citation(request: HtmxHttpRequest, notebook_id: int, citation_id: int) -> Ht
         "source_linked": source_linked,
         "passage_parts": _highlight(cited),
         "page_view": _page_view(cited, request.GET.get("page", "")) if source_linked else None,
+        "citation_url": url,
+        "image_query": image_query,
     }
     template = "notebooks/citation.html#passage" if request.htmx else "notebooks/citation.html"
     if request.htmx and "page" in request.GET:  # turning the pages under the passage
@@ -431,7 +487,7 @@ def citation(request: HtmxHttpRequest, notebook_id: int, citation_id: int) -> Ht
     return render(request, template, context)
 
 
-def _page_view(cited: Citation, requested: str) -> dict[str, Any] | None:
+def _page_view(cited: CitedPassage, requested: str) -> dict[str, Any] | None:
     """The PDF page shown under a citation: the cited page, or the one the reader turned
     to; None when there is no page to show."""
     source = cited.source
@@ -452,7 +508,7 @@ def _page_view(cited: Citation, requested: str) -> dict[str, Any] | None:
     }
 
 
-def _quote_position(cited: Citation) -> float | None:
+def _quote_position(cited: CitedPassage) -> float | None:
     """Where on its page (0 to 1) the quote was extracted, to pick the right one of a
     sentence the page repeats."""
     chunk = cited.chunk
@@ -483,8 +539,19 @@ def page_image(
         )
         if cited.source_id == source.pk and cited.page == page:
             quote, near = cited.quote, _quote_position(cited)
+    elif document_citation_id := request.GET.get("document_citation", ""):
+        from generation.documents.models import DocumentCitation
+
+        if not document_citation_id.isdigit():
+            raise Http404("No such citation.")
+        document_cited = get_object_or_404(
+            DocumentCitation, pk=document_citation_id, document__notebook=notebook
+        )
+        if document_cited.source_id == source.pk and document_cited.page == page:
+            quote, near = document_cited.quote, _quote_position(document_cited)
     try:
-        png = render_page_png(Path(source.file.path), page, quote=quote, near=near)
+        with local_copy(source.file) as path:
+            png = render_page_png(path, page, quote=quote, near=near)
     except PageNotRendered as exc:
         raise Http404("This page could not be rendered.") from exc
     response = HttpResponse(png, content_type="image/png")

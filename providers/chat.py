@@ -29,16 +29,23 @@ def chat_available() -> bool:
 
 
 def chat(
-    messages: list[dict[str, str]], *, user: User | None, temperature: float = 0.1
+    messages: list[dict[str, str]],
+    *,
+    user: User | None,
+    temperature: float = 0.1,
+    response_format: dict[str, Any] | None = None,
 ) -> ChatReply:
+    """One completion; `response_format` (e.g. a json_schema) is passed on when given."""
     if not chat_available():
         raise ProviderError("No chat model is configured (set OPENAI_BASE_URL and CHAT_MODEL).")
     model = settings.CHAT_MODEL
+    extra: dict[str, Any] = {"response_format": response_format} if response_format else {}
     try:
         response = client().chat.completions.create(
             model=model,
             messages=messages,  # type: ignore[arg-type]
             temperature=temperature,
+            **extra,
         )
         if isinstance(response, str):
             # The openai package hands back a body that is not JSON (a proxy's error page,

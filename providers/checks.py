@@ -3,12 +3,26 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
-from django.core.checks import Error, register
+from django.core.checks import Error, Warning, register
 
 
 @register()
-def model_configuration(app_configs: Any, **kwargs: Any) -> list[Error]:
+def model_configuration(app_configs: Any, **kwargs: Any) -> list[Error | Warning]:
     if not settings.OPENAI_BASE_URL:
+        from providers.embeddings import LOCAL_DEFAULT, LOCAL_MODELS
+
+        name = settings.EMBEDDING_MODEL
+        if name and name not in LOCAL_MODELS:
+            return [
+                Warning(
+                    f"EMBEDDING_MODEL is {name}, which is no local model, and OPENAI_BASE_URL "
+                    f"is unset: the local default {LOCAL_DEFAULT} embeds instead.",
+                    hint="Set EMBEDDING_MODEL to one of "
+                    + ", ".join(sorted(LOCAL_MODELS))
+                    + ", or set OPENAI_BASE_URL to the server that serves it.",
+                    id="providers.W001",
+                )
+            ]
         return []
     errors = []
     for name in ("CHAT_MODEL", "EMBEDDING_MODEL"):
@@ -22,3 +36,15 @@ def model_configuration(app_configs: Any, **kwargs: Any) -> list[Error]:
                 )
             )
     return errors
+
+
+@register()
+def speech_engine(app_configs: Any, **kwargs: Any) -> list[Warning]:
+    """Audio overviews need a speech engine: say so at start-up, not at the first overview."""
+    from providers import tts
+
+    try:
+        tts.engine_name()
+    except tts.SpeechUnavailable as exc:
+        return [Warning(str(exc), id="providers.W002")]
+    return []

@@ -11,13 +11,21 @@ from django.contrib.auth.models import User
 
 from billing.services import record_usage
 from library.models import EmbeddingState
-from providers import local_e5
+from providers import local_e5, local_fuse
 from providers.errors import ProviderError
 from providers.openai_client import client, describe_error, remote_configured
 from providers.tokens import reported_or_estimated
 
-# e5 puts related and unrelated text between ~0.7 and ~0.9; API models spread wider.
-DEFAULT_FLOORS = {local_e5.MODEL_NAME: 0.80}
+# The models that run in-process, offline, by EMBEDDING_MODEL name; without
+# OPENAI_BASE_URL, and unless EMBEDDING_MODEL names another of them, LOCAL_DEFAULT serves.
+LOCAL_MODELS = {local_e5.MODEL_NAME: local_e5, local_fuse.MODEL_NAME: local_fuse}
+LOCAL_DEFAULT = local_e5.MODEL_NAME
+
+# Below its floor a chunk counts as unrelated. e5 puts related and unrelated text between
+# ~0.7 and ~0.9; the universal sentence encoder between ~0 and ~0.5; API models spread
+# wider. Each local floor sits at about the 5th percentile of the answer chunks' similarity
+# on covid-qa-dev (README, "Retrieval quality").
+DEFAULT_FLOORS = {local_e5.MODEL_NAME: 0.80, local_fuse.MODEL_NAME: 0.05}
 DEFAULT_FLOOR = 0.3
 
 
@@ -29,14 +37,17 @@ class EmbeddingModel:
 
     @property
     def is_local(self) -> bool:
-        return self.name == local_e5.MODEL_NAME
+        return self.name in LOCAL_MODELS
 
 
 def configured_model() -> EmbeddingModel:
-    """The model the settings name: the one new vectors should come from."""
+    """The model the settings name: the one new vectors should come from. A local model
+    named by EMBEDDING_MODEL runs in-process even when OPENAI_BASE_URL serves the rest."""
+    if settings.EMBEDDING_MODEL in LOCAL_MODELS:
+        return EmbeddingModel(settings.EMBEDDING_MODEL)
     if remote_configured():
         return EmbeddingModel(settings.EMBEDDING_MODEL, settings.EMBEDDING_DIMENSIONS or None)
-    return EmbeddingModel(local_e5.MODEL_NAME)
+    return EmbeddingModel(LOCAL_DEFAULT)
 
 
 def active() -> EmbeddingModel:
@@ -99,11 +110,12 @@ def _embed_batch(
     texts: list[str], *, user: User | None, is_query: bool, model: EmbeddingModel
 ) -> list[list[float]]:
     if model.is_local:
+        local = LOCAL_MODELS[model.name]
         if is_query:
-            vector, tokens = local_e5.embed_query(texts[0])
+            vector, tokens = local.embed_query(texts[0])
             vectors = [vector]
         else:
-            vectors, tokens = local_e5.embed_passages(texts)
+            vectors, tokens = local.embed_passages(texts)
         record_usage(user=user, kind="embedding", model=model.name, input_tokens=tokens)
         return vectors
     if not remote_configured():

@@ -10,6 +10,12 @@ new model active in `EmbeddingState`: a search sees either the old model everywh
 the new one everywhere. The vector column has no fixed dimension, so a model of another
 dimension needs no schema change.
 
+Each model's vectors have an HNSW index of their own (library/vector_indexes.py). The next
+model's is made just before the switch, empty, and filled by the switch's UPDATE: that
+makes the switch transaction longer (an index insert per chunk; searches go on meanwhile,
+chunk writers wait), but the first search after it finds the index in place. The old
+model's index is dropped after it.
+
 Chunks written while the switch is under way (ingest/services.py) get both models'
 vectors. Writers hold a share lock on the state row while they write and the switch takes
 it exclusively, then checks that no chunk lacks the new vector: none can slip through.
@@ -23,6 +29,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import QuerySet
 from procrastinate.exceptions import AlreadyEnqueued
 
+from library import vector_indexes as indexes
 from library.models import Chunk, ChunkEmbedding, EmbeddingState
 from providers import embeddings
 from providers.embeddings import EmbeddingModel
@@ -96,8 +103,19 @@ def run_reembed(
     while state.target_model == target.name and target.name:
         batch = list(_missing(target.name).order_by("id").values_list("id", "text")[:batch_size])
         if not batch:
+            dimensions = indexes.vector_dimensions(
+                model=target.name, table="library_chunkembedding"
+            )
+            if dimensions:
+                # Before the switch, while no chunk carries the new model: built empty at
+                # once, it is filled by the switch's UPDATE, so large notebooks keep their
+                # index from the first search after the switch.
+                indexes.ensure_vector_index(model=target.name, dimensions=dimensions)
             if _switch(target):
-                return EmbeddingState.objects.get(pk=1)
+                state = EmbeddingState.objects.get(pk=1)
+                if dimensions and state.active_model == target.name:
+                    indexes.drop_other_vector_indexes(model=target.name, dimensions=dimensions)
+                return state
             continue  # chunks were written meanwhile without the new vector
         if max_batches is not None and batches >= max_batches:
             break

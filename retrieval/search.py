@@ -6,13 +6,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db import connection
-from django.db.models import FloatField
-from django.db.models.functions import Cast
-from pgvector.django import CosineDistance
+from django.db import connection, transaction
 
 from library.models import Chunk, Source
+from library.vector_indexes import indexed_type
 from notebooks.models import Notebook
+from providers import local_e5, local_fuse
 
 
 @dataclass(frozen=True)
@@ -30,27 +29,167 @@ def search_notebook(
     floor: float | None = None,
     source_id: int | None = None,
 ) -> list[Hit]:
-    """The k chunks most similar to the query, best first, at or above the floor; only
-    those of `source_id` (one of the notebook's sources) when given.
+    """The k chunks most similar to the query, at or above the floor, uploads first (then
+    at most RETRIEVAL_GENERATED_SLOTS chunks of generated documents), each part best first;
+    only those of `source_id` (one of the notebook's sources, uncapped) when given.
 
     Only vectors made by `model` are compared: two models' vectors never meet.
     """
     k = k or settings.RETRIEVAL_K
-    chunks = (
-        Chunk.objects.filter(
-            source__notebooksource__notebook=notebook,
-            source__status=Source.Status.READY,
-            embedding_model=model,
-        )
-        .select_related("source")
-        .annotate(similarity=Cast(1 - CosineDistance("embedding", query_vector), FloatField()))
-        .order_by(CosineDistance("embedding", query_vector), "id")
+    params = _params(
+        notebook=notebook,
+        query_vector=query_vector,
+        model=model,
+        k=k,
+        floor=floor,
+        source_id=source_id,
+        candidates=k,
+        generated_candidates=min(k, settings.RETRIEVAL_GENERATED_SLOTS),
     )
-    if floor is not None:
-        chunks = chunks.filter(similarity__gte=floor)
-    if source_id is not None:
-        chunks = chunks.filter(source_id=source_id)
-    return [Hit(chunk=chunk, similarity=chunk.similarity) for chunk in chunks[:k]]
+    return _run(_with_dimensions(_DENSE_SQL, query_vector), params)
+
+
+def _with_dimensions(sql: str, query_vector: list[float]) -> str:
+    """The HNSW branch's expression for vectors of the query's length (that of the model's
+    vectors), as its index was built (library/vector_indexes.py)."""
+    dimensions = len(query_vector)
+    kind = indexed_type(dimensions) or "vector"  # none: the branch scans exactly
+    return sql.replace("{vtype}", kind).replace("{dims}", str(dimensions))
+
+
+def _params(
+    *,
+    notebook: Notebook,
+    query_vector: list[float],
+    model: str,
+    k: int,
+    floor: float | None,
+    source_id: int | None,
+    candidates: int,
+    generated_candidates: int,
+) -> dict[str, Any]:
+    return {
+        "notebook": notebook.pk,
+        "source": source_id,  # None: all the notebook's sources
+        "ready": Source.Status.READY.value,
+        "generated": Source.Kind.GENERATED.value,
+        "model": model,
+        "vector": "[" + ",".join(repr(float(value)) for value in query_vector) + "]",
+        # Cosine similarity is never below -1, so -2 lets everything through.
+        "floor": -2.0 if floor is None else float(floor),
+        "k": k,
+        "slots": settings.RETRIEVAL_GENERATED_SLOTS,
+        "candidates": candidates,
+        "generated_candidates": generated_candidates,
+        "exact_max": settings.RETRIEVAL_EXACT_MAX_CHUNKS,
+    }
+
+
+def _run(sql: str, params: dict[str, Any]) -> list[Hit]:
+    """Run one ranking statement (rows of chunk id and similarity) and load the chunks."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        # For this statement only: HNSW's iterative scan goes on past ef_search candidates
+        # until enough rows pass the notebook filter (without it a notebook that is a small
+        # part of the index gets fewer than k, or none); relaxed_order lets it return them
+        # slightly out of order, which the statement re-sorts by exact distance.
+        # enable_sort off: in the HNSW branch the planner would otherwise often prefer the
+        # exact plan (read the notebook's chunks, sort them), which the size rule already
+        # ruled out; every other sort in the statement has no alternative and still runs.
+        cursor.execute(
+            "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), "
+            "set_config('hnsw.ef_search', %s, true), set_config('enable_sort', 'off', true)",
+            [str(settings.RETRIEVAL_HNSW_EF_SEARCH)],
+        )
+        cursor.execute(sql, params)
+        ranked = cursor.fetchall()
+        # The statement only reads: rolling back ends the settings with it, also when the
+        # caller's transaction goes on (a savepoint's rollback restores them), where a
+        # commit would leave enable_sort off for the rest of that transaction.
+        transaction.set_rollback(True)
+    chunks = Chunk.objects.select_related("source").in_bulk([chunk_id for chunk_id, _ in ranked])
+    return [Hit(chunk=chunks[chunk_id], similarity=float(sim)) for chunk_id, sim in ranked]
+
+
+# The notebook's ready sources (or the one asked about). `capped`: a generated document's,
+# held to the generated-slot rule; a source asked about alone is never capped.
+_SCOPE = """
+scope AS MATERIALIZED (
+    SELECT s.id, s.search_config, s.chunk_count,
+           s.kind = %(generated)s AND %(source)s::bigint IS NULL AS capped
+    FROM library_source s
+    JOIN notebooks_notebooksource ns ON ns.source_id = s.id
+    WHERE ns.notebook_id = %(notebook)s AND s.status = %(ready)s
+      AND (%(source)s::bigint IS NULL OR s.id = %(source)s::bigint)
+),
+"""
+# The nearest chunks of the active model: `candidates` uploads and `generated_candidates`
+# chunks of generated documents, by cosine distance.
+#
+# Exact scan or HNSW: both branches are in the statement, and a one-time filter on the
+# notebook's size (the sum of its sources' chunk counts, read from `scope`) runs exactly one
+# of them. The HNSW branch orders by `embedding::vector(D) <=> query::vector(D)` and filters
+# on the model: the expression and predicate of the model's partial index
+# (library/vector_indexes.py), so the planner can use it; the exact branch's plain `<=>` cannot,
+# so it reads the notebook's chunks through the (embedding_model, source) index and sorts
+# them. The rule, measured with bench/retrieval_latency.py (notebooks of 2k/5k/10k/20k
+# chunks inside a table of 1M chunks of 384 dimensions, dense p50): exact 9 / 14 / 17 / 63 ms,
+# HNSW 92 / 34 / 23 / 30 ms with recall@8 0.90 / 1.0 / 0.98 / 0.95. The exact scan grows with
+# the notebook and never misses; HNSW costs about the same at any size, but in a small
+# notebook its iterative scan wades through other notebooks' chunks and misses some. They
+# cross between 10k and 20k chunks: RETRIEVAL_EXACT_MAX_CHUNKS is 10,000.
+# Generated documents are a few chunks each: always exact.
+_DENSE_CANDIDATES = """
+uploads_exact AS (
+    SELECT c.id, c.embedding <=> %(vector)s::vector AS distance
+    FROM library_chunk c
+    WHERE c.source_id IN (SELECT id FROM scope WHERE NOT capped)
+      AND c.embedding_model = %(model)s
+      AND (SELECT coalesce(sum(chunk_count), 0) FROM scope WHERE NOT capped) <= %(exact_max)s
+    ORDER BY distance, c.id
+    LIMIT %(candidates)s
+),
+uploads_hnsw AS MATERIALIZED (
+    SELECT c.id, c.embedding::{vtype}({dims}) <=> %(vector)s::{vtype}({dims}) AS distance
+    FROM library_chunk c
+    WHERE c.embedding_model = %(model)s
+      AND c.source_id IN (SELECT id FROM scope WHERE NOT capped)
+      AND (SELECT coalesce(sum(chunk_count), 0) FROM scope WHERE NOT capped) > %(exact_max)s
+    ORDER BY c.embedding::{vtype}({dims}) <=> %(vector)s::{vtype}({dims})
+    LIMIT %(candidates)s
+),
+generated AS (
+    SELECT c.id, c.embedding <=> %(vector)s::vector AS distance
+    FROM library_chunk c
+    WHERE c.source_id IN (SELECT id FROM scope WHERE capped) AND c.embedding_model = %(model)s
+    ORDER BY distance, c.id
+    LIMIT %(generated_candidates)s
+),
+candidates AS (
+    SELECT id, distance, false AS capped FROM uploads_exact
+    -- "+ 0": the planner takes the CTE's rows for sorted by distance, but relaxed_order
+    -- may return them slightly out of order; this makes it sort them again.
+    UNION ALL SELECT id, distance + 0, false FROM uploads_hnsw
+    UNION ALL SELECT id, distance, true FROM generated
+),
+"""
+# Uploads fill the slots by similarity; chunks of generated documents (which restate the
+# uploads) may take at most `slots` of them, only at or above the floor, and come after the
+# uploads, so an original always outranks its paraphrase (DESIGN.md Retrieval).
+_DENSE_SQL = (
+    "WITH"
+    + _SCOPE
+    + _DENSE_CANDIDATES.rstrip().rstrip(",")
+    + """
+SELECT id, similarity FROM (
+    SELECT id, 1 - distance AS similarity, capped, distance
+    FROM candidates
+    WHERE 1 - distance >= %(floor)s
+    ORDER BY distance, id
+    LIMIT %(k)s
+) chosen
+ORDER BY capped, distance, id
+"""
+)
 
 
 @dataclass(frozen=True)
@@ -58,14 +197,14 @@ class Fusion:
     """How hybrid ranking merges its two candidate lists (tuned on covid-qa-dev, README).
 
     `dense_weight` is the dense side's share: of the min-max-normalised scores when
-    `method` is "weighted", of the reciprocal ranks when it is "rrf". Measured with the
-    local e5 model: weighted at 0.3 beat 0, 0.2, 0.4, 0.5 and 0.7, and reciprocal rank
-    fusion by 0.04 in recall@8; 100 candidates a side did no better than 50, nor did any
-    of ts_rank's length normalisations.
+    `method` is "weighted", of the reciprocal ranks when it is "rrf"; None: the model's
+    own (DENSE_WEIGHTS). Weighted beat reciprocal rank fusion by 0.04 in recall@8; 100
+    candidates a side did no better than 50, nor did any of ts_rank's length
+    normalisations, nor ts_rank_cd.
     """
 
     method: str = "weighted"
-    dense_weight: float = 0.3
+    dense_weight: float | None = None
     candidates: int = 50
     rrf_k: int = 60
     # False: a chunk that shares words with the question may enter below the dense floor
@@ -75,56 +214,89 @@ class Fusion:
     lexical: str = "ts_rank"
 
 
+# The dense side's share in the weighted fusion, per embedding model: the best on
+# covid-qa-dev (README, "Retrieval quality"). e5 at 0.4 (0.3 and 0.5 within 0.006 in
+# MRR@8); the universal sentence encoder ranks passages less well and gets 0.2 (0.3: 0.008
+# worse in recall@8, 0.4: 0.017). Models not measured get e5's former 0.3.
+DENSE_WEIGHTS = {local_e5.MODEL_NAME: 0.4, local_fuse.MODEL_NAME: 0.2}
+DEFAULT_DENSE_WEIGHT = 0.3
+
+
 # One statement: dense candidates (cosine, the active model's vectors only) and lexical
 # candidates (full text, OR of the question's lexemes) over the notebook's ready sources,
-# fused, best first. The question is parsed and stemmed under each text search
-# configuration the notebook's sources were indexed with, so its words meet theirs.
-_HYBRID_SQL = r"""
-WITH scope AS MATERIALIZED (
-    SELECT s.id, s.search_config
-    FROM library_source s
-    JOIN notebooks_notebooksource ns ON ns.source_id = s.id
-    WHERE ns.notebook_id = %(notebook)s AND s.status = %(ready)s
-      AND (%(source)s::bigint IS NULL OR s.id = %(source)s::bigint)
-),
+# fused, best first; then the generated-slot rule. The question is parsed and stemmed under
+# each text search configuration the notebook's sources were indexed with, so its words
+# meet theirs.
+_HYBRID_SQL = (
+    "WITH"
+    + _SCOPE
+    + _DENSE_CANDIDATES
+    + r"""
 dense AS (
-    SELECT c.id, 1 - (c.embedding <=> %(vector)s::vector) AS similarity
-    FROM library_chunk c
-    WHERE c.source_id IN (SELECT id FROM scope) AND c.embedding_model = %(model)s
-    ORDER BY c.embedding <=> %(vector)s::vector, c.id
+    SELECT id, 1 - distance AS similarity, capped
+    FROM candidates
+    ORDER BY distance, id
     LIMIT %(candidates)s
 ),
 dense_ranked AS (
-    SELECT id, similarity, row_number() OVER (ORDER BY similarity DESC, id) AS rank,
-           min(similarity) OVER () AS low, max(similarity) OVER () AS high
+    SELECT id, similarity, capped, row_number() OVER (ORDER BY similarity DESC, id) AS rank
     FROM dense
     WHERE similarity >= %(floor)s
 ),
 {lexical}lexical_ranked AS (
-    SELECT id, score, row_number() OVER (ORDER BY score DESC, id) AS rank,
-           max(score) OVER () AS high
+    SELECT id, capped, score, row_number() OVER (ORDER BY score DESC, id) AS rank
     FROM lexical
 ),
+-- Every candidate, whichever side found it, is scored by both: its cosine similarity and
+-- its full-text score (0 when it shares no word with the question). Scoring a side's
+-- misses as 0 ranked a chunk just outside one side's top 50 as if it matched nothing.
+pool AS (
+    SELECT id, capped FROM dense_ranked
+    UNION
+    SELECT id, capped FROM lexical_ranked
+),
+scored AS (
+    SELECT p.id, p.capped, 1 - (c.embedding <=> %(vector)s::vector) AS similarity,
+           {pool_lexical} AS lexical
+    FROM pool p
+    JOIN library_chunk c ON c.id = p.id{pool_join}
+),
+-- "weighted": both scores min-max-normalised over the pool (full text: divided by its
+-- best, its least being 0), summed with the dense side's share `dense_weight`.
 fused AS (
-    SELECT coalesce(d.id, l.id) AS id,
+    SELECT s.id, s.capped,
         CASE WHEN %(method)s = 'rrf' THEN
             coalesce(%(dense_weight)s / (%(rrf_k)s + d.rank), 0)
             + coalesce((1 - %(dense_weight)s) / (%(rrf_k)s + l.rank), 0)
         ELSE
-            %(dense_weight)s
-                * CASE WHEN d.id IS NULL THEN 0
-                       ELSE coalesce((d.similarity - d.low) / nullif(d.high - d.low, 0), 1) END
-            + (1 - %(dense_weight)s) * coalesce(l.score / nullif(l.high, 0), 0)
+            %(dense_weight)s * coalesce(
+                (s.similarity - min(s.similarity) OVER ())
+                / nullif(max(s.similarity) OVER () - min(s.similarity) OVER (), 0), 1)
+            + (1 - %(dense_weight)s)
+                * coalesce(s.lexical / nullif(max(s.lexical) OVER (), 0), 0)
         END AS score
-    FROM dense_ranked d
-    FULL JOIN lexical_ranked l ON l.id = d.id
+    FROM scored s
+    LEFT JOIN dense_ranked d ON d.id = s.id
+    LEFT JOIN lexical_ranked l ON l.id = s.id
+),
+placed AS (
+    SELECT id, capped, score,
+           row_number() OVER (PARTITION BY capped ORDER BY score DESC, id) AS place
+    FROM fused
+),
+chosen AS (
+    SELECT id, capped, score
+    FROM placed
+    WHERE NOT capped OR place <= %(slots)s
+    ORDER BY score DESC, id
+    LIMIT %(k)s
 )
-SELECT fused.id, 1 - (c.embedding <=> %(vector)s::vector) AS similarity
-FROM fused
-JOIN library_chunk c ON c.id = fused.id
-ORDER BY fused.score DESC, fused.id
-LIMIT %(k)s
+SELECT chosen.id, 1 - (c.embedding <=> %(vector)s::vector) AS similarity
+FROM chosen
+JOIN library_chunk c ON c.id = chosen.id
+ORDER BY chosen.capped, chosen.score DESC, chosen.id
 """
+)
 
 
 # The question's lexemes, parsed and stemmed under each configuration the notebook's sources
@@ -138,25 +310,80 @@ terms AS (
          unnest(tsvector_to_array(to_tsvector(configs.config::regconfig, %(question)s)))
              AS lexeme
 ),
-queries AS (
-    SELECT config, string_agg(query::text, ' | ')::tsquery AS query
-    FROM terms GROUP BY config
+bounded AS MATERIALIZED (
+    SELECT coalesce(sum(chunk_count), 0) AS chunks,
+           coalesce(sum(chunk_count), 0) > %(exact_max)s AS large
+    FROM scope
 ),
+-- The share of all chunks holding each of the commonest lexemes (ANALYZE's sample, kept by
+-- PostgreSQL in pg_stats: nothing to maintain); read only for a large notebook.
+lexeme_stats AS MATERIALIZED (
+    SELECT e.lexeme, e.frequency
+    FROM pg_stats s,
+         unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs)
+             AS e(lexeme, frequency)
+    WHERE s.schemaname = current_schema() AND s.tablename = 'library_chunk'
+      AND s.attname = 'search_vector' AND (SELECT large FROM bounded)
+      AND e.lexeme IS NOT NULL
+),
+-- Large notebook: match on the question's rarest lexemes only, as many as together are
+-- expected in at most `lexical_budget` of its chunks (always the rarest one); a lexeme not
+-- among the commonest counts half the least listed share, as the planner counts it.
+chosen_terms AS (
+    SELECT config, lexeme, query,
+           NOT (SELECT large FROM bounded) OR place = 1 OR expected <= %(lexical_budget)s
+               AS chosen
+    FROM (
+        SELECT t.config, t.lexeme, t.query,
+               row_number() OVER w AS place,
+               sum(coalesce(s.frequency,
+                            (SELECT min(frequency) / 2 FROM lexeme_stats), 0)) OVER w
+                   * (SELECT chunks FROM bounded) AS expected
+        FROM terms t
+        LEFT JOIN lexeme_stats s ON s.lexeme = t.lexeme
+        WINDOW w AS (PARTITION BY t.config
+                     ORDER BY coalesce(s.frequency, 0), t.lexeme ROWS UNBOUNDED PRECEDING)
+    ) ranked
+),
+-- `query`: every lexeme, to score with; `match_query`: the chosen ones, to find chunks with.
+queries AS (
+    SELECT config, string_agg(query::text, ' | ')::tsquery AS query,
+           (string_agg(query::text, ' | ') FILTER (WHERE chosen))::tsquery AS match_query
+    FROM chosen_terms GROUP BY config
+),
+-- Per configuration, the chunks holding a chosen lexeme, found through the full-text index
+-- (LATERAL ... OFFSET 0: left to itself the planner walked every source's chunks testing
+-- each, ten times as slow), then kept if in the notebook.
+all_matches AS MATERIALIZED (
+    SELECT c.id, scope.capped, c.search_vector, q.config, q.query
+    FROM queries q
+    CROSS JOIN LATERAL (
+        SELECT c.id, c.source_id, c.search_vector, c.embedding
+        FROM library_chunk c
+        WHERE c.embedding_model = %(model)s AND c.search_vector @@ q.match_query
+        OFFSET 0
+    ) c
+    JOIN scope ON scope.id = c.source_id AND scope.search_config = q.config
+    WHERE NOT (%(floor_lexical)s OR scope.capped)
+          OR 1 - (c.embedding <=> %(vector)s::vector) >= %(floor)s
+),
+-- A large notebook's matches are also cut at `lexical_cap` (in no particular order): the
+-- statistics are the whole table's and may underestimate a lexeme in this notebook. The
+-- cut is here, not in `all_matches`: a LIMIT there made the planner walk the notebook's
+-- chunks testing each (0.3 s) instead of reading the full-text index; a CTE is planned for
+-- all its rows, yet read only as far as the LIMIT asks.
 matches AS (
-    SELECT c.id, c.search_vector, q.config, q.query
-    FROM library_chunk c
-    JOIN scope ON scope.id = c.source_id
-    JOIN queries q ON q.config = scope.search_config
-    WHERE c.embedding_model = %(model)s AND c.search_vector @@ q.query
-      AND (NOT %(floor_lexical)s OR 1 - (c.embedding <=> %(vector)s::vector) >= %(floor)s)
+    SELECT * FROM all_matches
+    LIMIT CASE WHEN (SELECT large FROM bounded) THEN %(lexical_cap)s END
 ),
 """
+# `lexical_all`: every matching chunk's score; `lexical`: the best `candidates` of them.
 _TS_RANK = """
+lexical_all AS (
+    SELECT id, capped, ts_rank(search_vector, query) AS score FROM matches
+),
 lexical AS (
-    SELECT id, ts_rank(search_vector, query) AS score
-    FROM matches
-    ORDER BY score DESC, id
-    LIMIT %(candidates)s
+    SELECT id, capped, score FROM lexical_all ORDER BY score DESC, id LIMIT %(candidates)s
 ),
 """
 # Each question lexeme a chunk contains scores its ts_rank alone (which grows with the
@@ -166,7 +393,7 @@ lexical AS (
 # BM25's exact term frequencies cost ten times as much.
 _IDF = """
 pairs AS MATERIALIZED (
-    SELECT m.id, t.config, t.lexeme, ts_rank(m.search_vector, t.query) AS rank
+    SELECT m.id, m.capped, t.config, t.lexeme, ts_rank(m.search_vector, t.query) AS rank
     FROM matches m
     JOIN terms t ON t.config = m.config AND m.search_vector @@ t.query
 ),
@@ -178,19 +405,40 @@ stats AS MATERIALIZED (
     FROM library_chunk c
     WHERE c.source_id IN (SELECT id FROM scope) AND c.embedding_model = %(model)s
 ),
-lexical AS (
-    SELECT p.id, sum(ln(1 + (stats.n - f.df + 0.5) / (f.df + 0.5)) * p.rank) AS score
+lexical_all AS (
+    SELECT p.id, p.capped,
+           sum(ln(1 + (stats.n - f.df + 0.5) / (f.df + 0.5)) * p.rank) AS score
     FROM pairs p
     JOIN frequencies f ON f.config = p.config AND f.lexeme = p.lexeme
     CROSS JOIN stats
-    GROUP BY p.id
-    ORDER BY score DESC, p.id
-    LIMIT %(candidates)s
+    GROUP BY p.id, p.capped
+),
+lexical AS (
+    SELECT id, capped, score FROM lexical_all ORDER BY score DESC, id LIMIT %(candidates)s
 ),
 """
+# Each pool chunk's full-text score: ts_rank against all the question's lexemes, computed for
+# the pool alone (at most 2 x candidates chunks), so a large notebook's chunk that the
+# lexical side did not match on (it lacks the rarer lexemes) or did not reach (the cap)
+# scores as it would among all the matches. Equal to lexical_all's score where both exist;
+# looking that up instead, a nested loop over up to lexical_cap rows, cost 20 ms at 100k.
+# (Not through `queries`: a second reference makes it a materialized CTE whose row estimate
+# turned `all_matches` into a walk through the notebook's chunks.)
+_POOL_TS_RANK = """coalesce((
+               SELECT ts_rank(c.search_vector, q.query)
+               FROM scope
+               JOIN (SELECT config, string_agg(query::text, ' | ')::tsquery AS query
+                     FROM terms GROUP BY config) q ON q.config = scope.search_config
+               WHERE scope.id = c.source_id AND c.search_vector @@ q.query), 0)"""
 HYBRID_SQL = {
-    "ts_rank": _HYBRID_SQL.replace("{lexical}", _TERMS + _TS_RANK),
-    "idf": _HYBRID_SQL.replace("{lexical}", _TERMS + _IDF),
+    "ts_rank": _HYBRID_SQL.replace("{lexical}", _TERMS + _TS_RANK)
+    .replace("{pool_lexical}", _POOL_TS_RANK)
+    .replace("{pool_join}", ""),
+    # idf's frequencies are counted among the matches, so in a large notebook (matched on
+    # the rarer lexemes) they are lower than the notebook's for its common lexemes.
+    "idf": _HYBRID_SQL.replace("{lexical}", _TERMS + _IDF)
+    .replace("{pool_lexical}", "coalesce(a.score, 0)")
+    .replace("{pool_join}", "\n    LEFT JOIN lexical_all a ON a.id = p.id"),
 }
 
 
@@ -207,28 +455,33 @@ def search_notebook_hybrid(
 ) -> list[Hit]:
     """The k best chunks by dense and full-text ranking fused, in one SQL statement.
 
-    The floor applies to dense candidates (and to lexical ones when `fusion.floor_lexical`);
-    each hit carries its cosine similarity, whichever side found it.
+    The floor applies to dense candidates (and to lexical ones when `fusion.floor_lexical`,
+    and always to generated documents' chunks); each hit carries its cosine similarity,
+    whichever side found it. The generated-slot rule is search_notebook's.
     """
     fusion = fusion or Fusion()
-    params: dict[str, Any] = {
-        "notebook": notebook.pk,
-        "source": source_id,  # None: all the notebook's sources
-        "ready": Source.Status.READY.value,
-        "model": model,
-        "vector": "[" + ",".join(repr(float(value)) for value in query_vector) + "]",
-        "question": question,
-        # Cosine similarity is never below -1, so -2 lets everything through.
-        "floor": -2.0 if floor is None else float(floor),
-        "k": k or settings.RETRIEVAL_K,
-        "candidates": fusion.candidates,
-        "method": fusion.method,
-        "dense_weight": float(fusion.dense_weight),
-        "rrf_k": float(fusion.rrf_k),
-        "floor_lexical": fusion.floor_lexical,
-    }
-    with connection.cursor() as cursor:
-        cursor.execute(HYBRID_SQL[fusion.lexical], params)
-        ranked = cursor.fetchall()
-    chunks = Chunk.objects.select_related("source").in_bulk([chunk_id for chunk_id, _ in ranked])
-    return [Hit(chunk=chunks[chunk_id], similarity=float(sim)) for chunk_id, sim in ranked]
+    k = k or settings.RETRIEVAL_K
+    params = _params(
+        notebook=notebook,
+        query_vector=query_vector,
+        model=model,
+        k=k,
+        floor=floor,
+        source_id=source_id,
+        candidates=fusion.candidates,
+        generated_candidates=fusion.candidates,
+    )
+    params.update(
+        question=question,
+        method=fusion.method,
+        dense_weight=float(
+            DENSE_WEIGHTS.get(model, DEFAULT_DENSE_WEIGHT)
+            if fusion.dense_weight is None
+            else fusion.dense_weight
+        ),
+        rrf_k=float(fusion.rrf_k),
+        floor_lexical=fusion.floor_lexical,
+        lexical_budget=settings.RETRIEVAL_LEXICAL_BUDGET,
+        lexical_cap=settings.RETRIEVAL_LEXICAL_CAP,
+    )
+    return _run(_with_dimensions(HYBRID_SQL[fusion.lexical], query_vector), params)

@@ -6,7 +6,7 @@ from retrieval import reembed
 
 
 # Its own queue: a long re-embed does not hold up sources waiting on "ingest" when the
-# workers are split by queue. Killed, it is re-queued by ingest's retry_stalled_jobs and
+# workers are split by queue. Killed, it is re-queued by ops.tasks.retry_stalled_jobs and
 # resumes: finished batches are kept.
 @app.task(queue="reembed")
 def reembed_chunks() -> None:

@@ -1,3 +1,8 @@
+// The words of a refusal (a 413 or 429 notice, limits/), as text: DOMParser runs no script.
+function noticeText(html) {
+  return new DOMParser().parseFromString(html, "text/html").body.textContent.trim();
+}
+
 // Streams answers into the chat: the ask form posts to its data-stream-url
 // (notebooks:ask_stream, server-sent events read with fetch), the model's raw text appears
 // as it is written, then the stored message replaces it, rendered with its [n] links.
@@ -33,6 +38,11 @@
     return [events, buffer];
   }
 
+  // The form's translated messages (data-msg-* attributes), with an English fallback.
+  function say(form, name, fallback) {
+    return form.dataset["msg" + name.charAt(0).toUpperCase() + name.slice(1)] || fallback;
+  }
+
   async function ask(form) {
     const chat = document.getElementById("chat");
     const askButton = form.querySelector("button[type=submit]");
@@ -50,7 +60,7 @@
     askButton.disabled = true;
     stopButton.hidden = false;
     stopButton.onclick = function () { controller.abort(); };
-    status.textContent = "Searching your sources and writing an answer…";
+    status.textContent = say(form, "searching", "Searching your sources and writing an answer…");
 
     let done = null;
     let error = null;
@@ -64,9 +74,13 @@
       });
       if (response.status === 402) {
         document.getElementById("credit-notice").innerHTML = await response.text();
-        error = "Your credit is spent.";
+        error = say(form, "credit", "Your credit is spent.");
+      } else if (response.status === 429 || response.status === 413) {
+        // The abuse limits' notice (limits/), shown in the chat where the question was asked.
+        error = noticeText(await response.text());
       } else if (!response.ok) {
-        error = "Loupe could not answer (HTTP " + response.status + ").";
+        error = say(form, "http", "Loupe could not answer (HTTP {status}).")
+          .replace("{status}", String(response.status));
       } else {
         const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
         let buffer = "";
@@ -84,7 +98,7 @@
       }
     } catch (exc) {
       if (exc.name === "AbortError") stopped = true;
-      else error = "The connection to Loupe was lost before the answer was complete.";
+      else error = say(form, "lost", "The connection to Loupe was lost before the answer was complete.");
     } finally {
       askButton.disabled = false;
       stopButton.hidden = true;
@@ -107,14 +121,14 @@
       answer.classList.add("message-stopped");
       const note = document.createElement("p");
       note.className = "mode-label";
-      note.textContent = "Stopped. This answer was not saved.";
+      note.textContent = say(form, "stopped", "Stopped. This answer was not saved.");
       answer.append(note);
       return;
     }
     echo.remove();
     answer.className = "message message-error";
     answer.setAttribute("role", "alert");
-    text.textContent = error || "The answer ended without being stored.";
+    text.textContent = error || say(form, "unstored", "The answer ended without being stored.");
   }
 
   document.addEventListener("submit", function (event) {
@@ -122,5 +136,157 @@
     if (!form || !window.fetch || !window.TextDecoderStream) return; // the plain POST
     event.preventDefault();
     ask(form);
+  });
+})();
+
+// The notebook page's other behaviour, kept here rather than in inline handlers so that a
+// strict Content-Security-Policy (script-src 'self') allows all of it.
+(function () {
+  "use strict";
+
+  // Forms marked data-reset-on-success are cleared after htmx posted them successfully.
+  document.addEventListener("htmx:afterRequest", function (event) {
+    const form = event.detail.elt;
+    if (form instanceof HTMLFormElement && form.hasAttribute("data-reset-on-success") &&
+        event.detail.successful) {
+      form.reset();
+    }
+  });
+
+  // A passage opened from a [n]: bring it into view and give it the focus, so keyboard
+  // and screen-reader users land on it; Escape or its close button closes it.
+  document.addEventListener("htmx:afterSwap", function (event) {
+    const target = event.detail.target;
+    if (target && target.id === "passage" && target.firstElementChild) {
+      target.scrollIntoView({ block: "nearest" });
+      target.focus({ preventScroll: true });
+    }
+  });
+
+  function closePassage() {
+    const passage = document.getElementById("passage");
+    if (!passage || !passage.firstElementChild) return;
+    passage.replaceChildren();
+    const last = document.querySelector(".cite.cite-open");
+    if (last) { last.classList.remove("cite-open"); last.focus(); }
+  }
+
+  document.addEventListener("click", function (event) {
+    if (event.target.closest(".passage-close")) closePassage();
+    const cite = event.target.closest("a[hx-target='#passage']");
+    if (cite) {
+      document.querySelectorAll(".cite-open").forEach(function (a) { a.classList.remove("cite-open"); });
+      cite.classList.add("cite-open");
+    }
+  });
+
+  document.addEventListener("keydown", function (event) {
+    if (event.key === "Escape") closePassage();
+    // Ctrl+Enter (Cmd+Enter) in the question box sends it.
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey) &&
+        event.target.matches("form[data-stream-url] textarea")) {
+      event.preventDefault();
+      event.target.form.requestSubmit();
+    }
+  });
+
+  // Uploads: each chosen or dropped file goes up in its own request (XMLHttpRequest,
+  // which reports upload progress where fetch does not) with a progress bar; each
+  // response is the sources list (and notes), swapped in by htmx as its own upload would.
+  function uploadOne(form, file) {
+    const list = document.getElementById("upload-progress");
+    const item = document.createElement("li");
+    const label = document.createElement("span");
+    label.className = "upload-name";
+    label.textContent = file.name;
+    const bar = document.createElement("progress");
+    bar.max = file.size || 1;
+    bar.value = 0;
+    bar.setAttribute("aria-label", (form.dataset.msgUploading || "Uploading") + " " + file.name);
+    item.append(label, bar);
+    list.append(item);
+
+    const body = new FormData();
+    body.append("csrfmiddlewaretoken", form.querySelector("[name=csrfmiddlewaretoken]").value);
+    const capture = form.querySelector("[name=pdf_capture]");
+    if (capture) body.append("pdf_capture", capture.value);
+    body.append("files", file, file.name);
+
+    const xhr = new XMLHttpRequest();
+    xhr.open("POST", form.action);
+    xhr.setRequestHeader("HX-Request", "true");
+    xhr.upload.addEventListener("progress", function (event) {
+      if (event.lengthComputable) { bar.max = event.total; bar.value = event.loaded; }
+    });
+    function fail(text) {
+      item.className = "upload-failed";
+      bar.remove();
+      const error = document.createElement("span");
+      error.className = "source-error";
+      error.setAttribute("role", "alert");
+      error.textContent = text;
+      item.append(error);
+    }
+    xhr.addEventListener("load", function () {
+      if (xhr.status === 402) {
+        document.getElementById("credit-notice").innerHTML = xhr.responseText;
+        fail(form.dataset.msgRefused || "The upload was refused");
+      } else if (xhr.status === 429 || xhr.status === 413) {
+        fail(noticeText(xhr.responseText));  // the abuse limits' reason, beside the file
+      } else if (xhr.status >= 200 && xhr.status < 300) {
+        item.remove();
+        htmx.swap("#sources", xhr.responseText, { swapStyle: "outerHTML" });
+      } else {
+        fail((form.dataset.msgRefused || "The upload was refused") + " (HTTP " + xhr.status + ").");
+      }
+    });
+    xhr.addEventListener("error", function () {
+      fail(form.dataset.msgFailed || "The upload failed.");
+    });
+    xhr.send(body);
+  }
+
+  function uploadAll(form, files) {
+    for (const file of files) uploadOne(form, file);
+    form.reset();
+  }
+
+  document.addEventListener("submit", function (event) {
+    const form = event.target.closest("form[data-upload]");
+    if (!form || !window.FormData) return; // the plain POST
+    const input = form.querySelector("input[type=file]");
+    event.preventDefault();
+    event.stopPropagation(); // not htmx's post too
+    if (input.files.length) uploadAll(form, Array.from(input.files));
+  }, true);
+
+  // Choosing files starts their upload at once; the Upload button stays for no-JS.
+  document.addEventListener("change", function (event) {
+    const input = event.target;
+    if (input.matches("form[data-upload] input[type=file]") && input.files.length) {
+      uploadAll(input.form, Array.from(input.files));
+    }
+  });
+
+  function dropzone(event) {
+    return event.target.closest && event.target.closest(".dropzone");
+  }
+  document.addEventListener("dragover", function (event) {
+    const zone = dropzone(event);
+    if (!zone) return;
+    event.preventDefault();
+    zone.classList.add("dragging");
+  });
+  document.addEventListener("dragleave", function (event) {
+    const zone = dropzone(event);
+    if (zone) zone.classList.remove("dragging");
+  });
+  document.addEventListener("drop", function (event) {
+    const zone = dropzone(event);
+    if (!zone) return;
+    event.preventDefault();
+    zone.classList.remove("dragging");
+    const files = Array.from(event.dataTransfer.files || []);
+    if (files.length) uploadAll(zone.closest("form"), files);
   });
 })();

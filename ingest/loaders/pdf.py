@@ -21,6 +21,7 @@ from PIL import Image
 from pypdf import PdfReader
 from pypdf.errors import FileNotDecryptedError, PdfReadError
 
+from ingest.loaders.image import blank_note, is_blank
 from ingest.passages import LoaderError, Passage
 from providers import vision
 
@@ -169,30 +170,38 @@ def load(
             + (", or add it with the capture mode 'text'." if capture == "auto" else ".")
         )
     seen: dict[int, str] = {}
+    blank: list[int] = []
     vision_reader = vision.active_reader()
     # A page that cannot be rendered is skipped by render_pages; counting by position in
     # `to_read` counts it as read all the same.
     position = {number: index for index, number in enumerate(to_read, start=1)}
     for number, image in render_pages(path, to_read):
-        result = vision.read_image(image, user=user)
-        vision_reader = result.reader
-        if result.text.strip():
-            seen[number] = result.text
+        if is_blank(image):
+            # Separator sheets and empty backs of scans: a call would cost money (or the
+            # local OCR's seconds) to read nothing.
+            blank.append(number)
+        else:
+            result = vision.read_image(image, user=user)
+            vision_reader = result.reader
+            if result.text.strip():
+                seen[number] = result.text
         report(len(texts) + position[number], by_vision=True)
     report(page_count)
     if not texts and not seen:
         raise LoaderError(
             f"No text could be read from any of this PDF's {page_count} pages (capture mode "
-            f"'{capture}', read by {vision_reader}): its pages look blank or hold pictures "
-            "without words."
+            f"'{capture}', read by {vision_reader}"
+            + (f"; {len(blank)} blank, not sent to it" if blank else "")
+            + "): its pages look blank or hold pictures without words."
         )
     passages = [Passage(text=text, page=number) for number, text in sorted((texts | seen).items())]
+    note = blank_note(len(blank))
     if not texts:
-        return passages, page_count, vision_reader
+        return passages, page_count, vision_reader + note
     if not seen:
-        return passages, page_count, TEXT_READER
+        return passages, page_count, TEXT_READER + note
     pages = "page" if len(seen) == 1 else "pages"
-    return passages, page_count, f"{TEXT_READER} + {vision_reader} ({len(seen)} {pages})"
+    return passages, page_count, f"{TEXT_READER} + {vision_reader} ({len(seen)} {pages}){note}"
 
 
 def render_pages(path: Path, numbers: list[int]) -> Iterator[tuple[int, Image.Image]]:

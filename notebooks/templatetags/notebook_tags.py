@@ -1,13 +1,15 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 
 from django import template
 from django.urls import reverse
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext as _
 
-from notebooks.models import Message
+from notebooks.models import CitedPassage, Message
 from notebooks.rendering import link_markers, render_markdown
 
 register = template.Library()
@@ -24,23 +26,46 @@ def link_citations(message: Message) -> SafeString:
     A model's answer is Markdown, rendered and sanitised (notebooks.rendering); any other
     message (an extractive answer quotes the sources) is escaped plain text."""
     notebook_id = message.conversation.notebook_id
-    citations = {cited.n: cited for cited in message.citations.all()}
+    return linked_text(
+        message.content,
+        {cited.n: cited for cited in message.citations.all()},
+        lambda cited: reverse("notebooks:citation", args=[notebook_id, cited.pk]),
+        markdown=message.mode == Message.Mode.LLM,
+    )
+
+
+def linked_text(
+    text: str,
+    citations: Mapping[int, CitedPassage],
+    url: Callable[[CitedPassage], str],
+    *,
+    markdown: bool,
+) -> SafeString:
+    """`text` as safe HTML with each [n] of `citations` a link (to `url(citation)`) that
+    opens the passage in the side panel: answers and generated documents (studio) alike."""
 
     def link(match: re.Match[str]) -> str:
         cited = citations.get(int(match.group(1)))
         if cited is None:
             return match.group(0)
         weak = cited.supported is False  # None: stored before citations were checked
+        # The title goes in as markup made by format_html: as a plain string argument its
+        # quotes would be escaped and break the tag.
+        title = (
+            format_html(' title="{}"', _("Weakly supported: the passage does not clearly say this"))
+            if weak
+            else ""
+        )
         return format_html(
             '<a class="{2}" href="{0}" hx-get="{0}" hx-target="#passage"{3}>{1}</a>',
-            reverse("notebooks:citation", args=[notebook_id, cited.pk]),
+            url(cited),
             match.group(0),
             "cite cite-weak" if weak else "cite",
-            ' title="Weakly supported: the passage does not clearly say this"' if weak else "",
+            title,
         )
 
     # Escaping and sanitising leave "[", "]" and digits alone, so the markers survive them,
     # and every piece of markup added afterwards is built by format_html.
-    if message.mode == Message.Mode.LLM:
-        return mark_safe(link_markers(render_markdown(message.content), MARKER_RE, link))
-    return mark_safe(MARKER_RE.sub(link, escape(message.content)))
+    if markdown:
+        return mark_safe(link_markers(render_markdown(text), MARKER_RE, link))
+    return mark_safe(MARKER_RE.sub(link, escape(text)))

@@ -81,13 +81,31 @@ def test_a_pdf_being_read_shows_the_page_and_a_progress_bar(client, notebook):
     assert 'hx-trigger="every 2s"' in response.text
 
 
-def test_pages_read_as_images_say_so(client, notebook):
-    processing(notebook, stage="reading_images", progress_done=3, progress_total=40)
+def test_pages_read_as_images_name_the_vision_model(client, notebook):
+    processing(
+        notebook,
+        stage="reading_images",
+        progress_done=3,
+        progress_total=40,
+        reader="vision model gpt-4o-mini",
+    )
     client.force_login(notebook.owner)
 
     response = client.get(reverse("notebooks:sources", args=[notebook.pk]))
 
-    assert "reading page 3 of 40 with the vision model" in response.text
+    assert "reading page 3 of 40 with the vision model gpt-4o-mini" in response.text
+
+
+def test_pages_read_by_the_local_ocr_say_so(client, notebook):
+    processing(
+        notebook, stage="reading_images", progress_done=3, progress_total=40, reader="rapidocr"
+    )
+    client.force_login(notebook.owner)
+
+    response = client.get(reverse("notebooks:sources", args=[notebook.pk]))
+
+    assert "reading page 3 of 40 with the local OCR (rapidocr)" in response.text
+    assert "vision model" not in response.text
 
 
 def test_a_recording_being_transcribed_says_so(client, notebook):

@@ -3,7 +3,8 @@
 Embeddings are a hashed bag of words, so texts that share words are similar and the same
 text always gets the same vector. Chat replies come from a queue the test fills; a chat
 request with an image in it (a vision request) takes its reply from a second queue; a request
-with stream=true gets its reply as server-sent chunks, one word each. The server
+with stream=true gets its reply as server-sent chunks, one word each; /audio/speech answers
+with a real MP3 or WAV tone as long as the input's words would take to say. The server
 can also misbehave on purpose (HTTP 500, 429, too slow, or a body that is not JSON) for the
 next few requests, and it records every request so a test can read what was sent.
 """
@@ -13,11 +14,14 @@ from __future__ import annotations
 import contextlib
 import email.parser
 import hashlib
+import io
 import json
 import math
 import re
+import subprocess
 import threading
 import time
+import wave
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -92,11 +96,47 @@ def parse_multipart(content_type: str, raw: bytes) -> dict[str, Any]:
     return fields
 
 
+AUDIO_TYPES = {"mp3": "audio/mpeg", "wav": "audio/wav"}
+
+
+def tone(seconds: float, frequency: int, audio_format: str) -> bytes:
+    """A sine tone as WAV (written here) or MP3 (encoded by imageio-ffmpeg's ffmpeg)."""
+    rate = 24_000
+    # A whole number of cycles fits in one second, so one second repeated is the tone.
+    second = b"".join(
+        int(8000 * math.sin(2 * math.pi * frequency * n / rate)).to_bytes(2, "little", signed=True)
+        for n in range(rate)
+    )
+    whole, part = divmod(round(seconds * rate), rate)
+    samples = second * whole + second[: part * 2]
+    buffer = io.BytesIO()
+    with wave.open(buffer, "wb") as wav:
+        wav.setnchannels(1)
+        wav.setsampwidth(2)
+        wav.setframerate(rate)
+        wav.writeframes(samples)
+    if audio_format == "wav":
+        return buffer.getvalue()
+    import imageio_ffmpeg
+
+    encoded = subprocess.run(
+        [imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-loglevel", "error", "-i", "pipe:0",
+         "-c:a", "libmp3lame", "-b:a", "32k", "-f", "mp3", "pipe:1"],
+        input=buffer.getvalue(), capture_output=True, check=True, timeout=60,
+    )  # fmt: skip
+    return encoded.stdout
+
+
 @dataclass
 class RecordedRequest:
     path: str
     body: Any
     answered_with: str  # "ok" or the failure mode that answered it
+    # time.perf_counter() stamps, for the benchmarks (bench/stream_overhead.py): when the
+    # body was read, when a streamed reply's first chunk was flushed, when the answer was out.
+    received_at: float = 0.0
+    first_chunk_at: float | None = None
+    answered_at: float | None = None
 
 
 @dataclass
@@ -116,16 +156,23 @@ class FakeOpenAI:
     vision_replies: list[str] = field(default_factory=list)
     # Transcripts that /audio/transcriptions answers with, in order.
     transcription_replies: list[str] = field(default_factory=list)
+    # /audio/speech answers with a tone this long per word of its input (~150 words a minute).
+    speech_seconds_per_word: float = 0.4
     requests: list[RecordedRequest] = field(default_factory=list)
     # Answer embeddings with this many dimensions whatever the request asks for.
     force_dimensions: int | None = None
     slow_seconds: float = 3.0
+    # Send `Retry-After: <seconds>` (as OpenAI does on a 429) instead of retry-after-ms.
+    retry_after_seconds: int | None = None
     # Answer without a `usage` field, as some OpenAI-compatible servers do.
     omit_usage: bool = False
     default_dimensions: int = 64
     # A streamed chat reply (stream=true) waits this long before each chunk, and counts the
     # chunks it has sent, so a test can tell that text arrived before the rest was sent.
     stream_delay: float = 0.0
+    # The wait before a streamed reply's first chunk (a model's time to first token) when
+    # it differs from stream_delay; None: stream_delay.
+    stream_first_delay: float | None = None
     chunks_sent: int = 0
     _failures: list[_Failure] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -168,9 +215,15 @@ class FakeOpenAI:
                     return failure.mode
         return None
 
-    def _record(self, path: str, body: Any, answered_with: str) -> None:
+    def _record(
+        self, path: str, body: Any, answered_with: str, received_at: float = 0.0
+    ) -> RecordedRequest:
+        recorded = RecordedRequest(
+            path=path, body=body, answered_with=answered_with, received_at=received_at
+        )
         with self._lock:
-            self.requests.append(RecordedRequest(path=path, body=body, answered_with=answered_with))
+            self.requests.append(recorded)
+        return recorded
 
     def _next_chat_reply(self, *, vision: bool = False) -> str:
         with self._lock:
@@ -249,6 +302,21 @@ class FakeOpenAI:
             text = self.transcription_replies.pop(0) if self.transcription_replies else ""
         return {"text": text}
 
+    @property
+    def speech_requests(self) -> list[RecordedRequest]:
+        return [r for r in self.requests if r.path.endswith("/audio/speech")]
+
+    def speech_response(self, body: dict[str, Any]) -> tuple[bytes, str]:
+        """A real MP3 (or WAV when asked) of a tone whose length follows the words of the
+        input and whose pitch follows the voice, so a test can hear both."""
+        seconds = max(1, count_words(str(body.get("input", "")))) * self.speech_seconds_per_word
+        voice = str(body.get("voice", ""))
+        frequency = (
+            200 + int.from_bytes(hashlib.blake2b(voice.encode(), digest_size=2).digest()) % 600
+        )
+        audio_format = body.get("response_format") or "mp3"
+        return tone(seconds, frequency, audio_format), AUDIO_TYPES[audio_format]
+
     def _usage(self, usage: dict[str, int]) -> dict[str, Any]:
         return {} if self.omit_usage else {"usage": usage}
 
@@ -288,34 +356,44 @@ def _make_handler(controller: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             self.send_response(status)
             self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(payload)))
-            # Retried requests wait milliseconds, not the client's default backoff.
-            self.send_header("retry-after-ms", "10")
+            if controller.retry_after_seconds is not None:
+                self.send_header("Retry-After", str(controller.retry_after_seconds))
+            else:
+                # Retried requests wait milliseconds, not the client's default backoff.
+                self.send_header("retry-after-ms", "10")
             self.end_headers()
             self.wfile.write(payload)
 
         def _send_json(self, status: int, data: Any) -> None:
             self._send(status, json.dumps(data).encode(), "application/json")
 
-        def _send_events(self, events: Iterator[dict[str, Any]]) -> None:
+        def _send_events(self, events: Iterator[dict[str, Any]], recorded: RecordedRequest) -> None:
             """Server-sent events, each flushed at once, the connection closed after [DONE]."""
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Connection", "close")
             self.end_headers()
             self.close_connection = True
-            for event in events:
-                if controller.stream_delay and controller._stopping.wait(controller.stream_delay):
+            for index, event in enumerate(events):
+                delay = controller.stream_delay
+                if index == 0 and controller.stream_first_delay is not None:
+                    delay = controller.stream_first_delay
+                if delay and controller._stopping.wait(delay):
                     return
                 self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
                 self.wfile.flush()
+                if index == 0:
+                    recorded.first_chunk_at = time.perf_counter()
                 with controller._lock:
                     controller.chunks_sent += 1
             self.wfile.write(b"data: [DONE]\n\n")
             self.wfile.flush()
+            recorded.answered_at = time.perf_counter()
 
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length)
+            received_at = time.perf_counter()
             content_type = self.headers.get("Content-Type") or ""
             try:
                 if content_type.startswith("multipart/form-data"):
@@ -326,7 +404,7 @@ def _make_handler(controller: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 body = raw.decode(errors="replace")
             path = self.path.split("?")[0]
             failure = controller._take_failure(path)
-            controller._record(path, body, failure or "ok")
+            recorded = controller._record(path, body, failure or "ok", received_at)
 
             if failure == "500":
                 error = {"message": "The fake server failed on purpose.", "type": "server_error"}
@@ -344,13 +422,20 @@ def _make_handler(controller: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
 
             if path.endswith("/embeddings") and isinstance(body, dict):
                 self._send_json(200, controller.embeddings_response(body))
+                recorded.answered_at = time.perf_counter()
             elif path.endswith("/chat/completions") and isinstance(body, dict):
                 if body.get("stream"):
-                    self._send_events(controller.chat_stream_events(body))
+                    self._send_events(controller.chat_stream_events(body), recorded)
                     return
                 self._send_json(200, controller.chat_response(body))
             elif path.endswith("/audio/transcriptions") and isinstance(body, dict):
                 self._send_json(200, controller.transcription_response(body))
+            elif (
+                path.endswith("/audio/speech")
+                and isinstance(body, dict)
+                and body.get("response_format", "mp3") in AUDIO_TYPES
+            ):
+                self._send(200, *controller.speech_response(body))
             else:
                 error = {"message": f"No route {path}", "type": "invalid_request_error"}
                 self._send_json(404, {"error": error})

@@ -58,6 +58,7 @@ class Command(BaseCommand):
 
         results: list[dict[str, Any]] = []
         queued: dict[int, dict[str, Any]] = {}
+        urls: dict[int, str] = {}
         for raw in options["paths"]:
             path = Path(raw)
             # Any scheme counts as a URL, so that ftp://… is refused as such, not as a file.
@@ -91,6 +92,8 @@ class Command(BaseCommand):
                 continue
             result["source_id"] = added.source.pk
             queued[added.source.pk] = result
+            if is_url:
+                urls[added.source.pk] = added.source.url
             if not added.created:
                 say(f"{result['name']}: already in the library, linked to the notebook.")
 
@@ -102,6 +105,31 @@ class Command(BaseCommand):
 
         for source in wait_for_sources(queued, on_poll=progress):
             queued[source.pk].update(
+                kind=source.kind,
+                status=source.status,
+                pages=source.page_count,
+                chunks=source.chunk_count,
+                error=source.error,
+            )
+
+        # A web page whose bytes the owner already had is replaced by that source, which
+        # keeps the page's address (ingest.services._link_instead).
+        for source_id, url in urls.items():
+            if Source.objects.filter(pk=source_id).exists():
+                continue
+            replacement = (
+                Source.objects.filter(owner=user, url=url).exclude(kind=Source.Kind.URL).first()
+            )
+            if replacement is None:
+                queued[source_id]["error"] = (
+                    "This web page had the content of a source already in the library, "
+                    "which the notebook now links."
+                )
+                continue
+            [source] = wait_for_sources([replacement.pk])
+            say(f"{url}: the same content as {source.title!r}, linked to the notebook.")
+            queued[source_id].update(
+                source_id=source.pk,
                 kind=source.kind,
                 status=source.status,
                 pages=source.page_count,

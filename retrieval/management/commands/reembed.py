@@ -5,6 +5,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from ingest.worker import drain_queue
+from library import vector_indexes
 from library.models import EmbeddingState
 from providers import embeddings
 from providers.embeddings import EmbeddingModel
@@ -30,8 +31,17 @@ class Command(BaseCommand):
         parser.add_argument(
             "--wait", action="store_true", help="run the job in this process until it is done"
         )
+        parser.add_argument(
+            "--index",
+            action="store_true",
+            help="only build the active model's HNSW index if it is missing (CONCURRENTLY: "
+            "searches and writes go on; slow and CPU-heavy for many chunks)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        if options["index"]:
+            self.build_index()
+            return
         configured = embeddings.configured_model()
         name = options["model"] or configured.name
         dimensions = options["dimensions"]
@@ -57,3 +67,19 @@ class Command(BaseCommand):
             )
         else:
             self.stdout.write(f"Switched to {state.active_model} ({state.progress_total} chunks).")
+
+    def build_index(self) -> None:
+        model = embeddings.active_model()
+        dimensions = vector_indexes.vector_dimensions(model=model)
+        if dimensions is None:
+            raise CommandError(f"No chunk has a vector by {model} yet: nothing to index.")
+        name = vector_indexes.index_name(model=model, dimensions=dimensions)
+        if vector_indexes.indexed_type(dimensions) is None:
+            raise CommandError(
+                f"{model} makes vectors of {dimensions} dimensions; HNSW indexes at most "
+                "4,000: searches scan exactly."
+            )
+        if vector_indexes.ensure_vector_index(model=model, dimensions=dimensions):
+            self.stdout.write(f"Built {name} for {model} ({dimensions} dimensions).")
+        else:
+            self.stdout.write(f"{name} for {model} ({dimensions} dimensions) exists already.")

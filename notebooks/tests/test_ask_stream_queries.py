@@ -1,0 +1,83 @@
+"""The database work a streamed answer does before its model call, pinned.
+
+Every statement before the chat request is time the reader waits for the first word
+(bench/stream_overhead.py, issue 6 item 4). These counts are what the checks need: the
+session and the user, the credit (once), the rate limit (one statement), the notebook
+(and the conversation with its history), its sources, the active embedding model, the
+question's usage row and debit, and the search. A new statement here must earn its place:
+raise the pin only with a reason.
+"""
+
+import pytest
+from django.db import connection
+from django.urls import reverse
+
+from billing.models import Usage
+from generation.tests.test_answering import BREAD, HERONS, TRAINS
+from limits.models import RateCounter
+from limits.rates import Rate
+from notebooks.models import Message
+from notebooks.tests.test_ask_stream_view import parse, read_all
+
+# session, user, credit, rate limit, notebook, sources, embedding model, usage + debit
+# (the question's embedding), search settings, search, the hits' chunks
+BEFORE_THE_MODEL_CALL = 12
+# ... and the conversation asked in, and its history
+BEFORE_THE_MODEL_CALL_IN_A_CONVERSATION = BEFORE_THE_MODEL_CALL + 2
+
+
+def _ask_counting(client, fake_openai, notebook, data) -> tuple[list[str], list[tuple]]:
+    """Ask through the streaming view; the statements run before the chat request reached
+    the model server, and the events."""
+    chats_before = len(fake_openai.chat_requests)
+    before_chat: list[str] = []
+
+    def count(execute, sql, params, many, context):
+        if len(fake_openai.chat_requests) == chats_before:
+            before_chat.append(sql)
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(count):
+        response = client.post(reverse("notebooks:ask_stream", args=[notebook.pk]), data)
+        parts, _ = read_all(response)
+    assert len(fake_openai.chat_requests) == chats_before + 1
+    return before_chat, parse(parts)
+
+
+# Outside a test transaction, as in production: no savepoints among the statements.
+@pytest.mark.django_db(transaction=True)
+def test_a_streamed_answer_reaches_the_model_after_a_pinned_number_of_statements(
+    client, owner, notebook, fake_openai, add_ready_source, settings
+):
+    settings.RATE_LIMIT_ASK = Rate(30, 10**9)  # one window for the whole test
+    for text, name in [(HERONS, "herons.txt"), (TRAINS, "trains.txt"), (BREAD, "bread.txt")]:
+        add_ready_source(notebook, text, name)
+    fake_openai.chat_replies.extend(["Herons wait at the pond [1].", "Alone, mostly [1]."])
+    client.force_login(owner)
+
+    first, events = _ask_counting(
+        client, fake_openai, notebook, {"question": "Where do herons wait?"}
+    )
+    assert len(first) == BEFORE_THE_MODEL_CALL, "\n".join(first)
+    conversation = events[-1][1]["conversation"]
+
+    follow_up, events = _ask_counting(
+        client,
+        fake_openai,
+        notebook,
+        {"question": "Do they wait alone?", "conversation": conversation},
+    )
+    assert len(follow_up) == BEFORE_THE_MODEL_CALL_IN_A_CONVERSATION, "\n".join(follow_up)
+
+    # Fewer statements, the same work: the credit was checked, the ask was counted, the
+    # history went to the model, the embedding was billed, and both answers were stored.
+    assert sum("billing_creditentry" in sql and "SUM(" in sql for sql in follow_up) == 1
+    assert RateCounter.objects.get(key=f"ask:user:{owner.pk}").count == 2
+    history = fake_openai.chat_requests[-1].body["messages"]
+    assert [turn["role"] for turn in history] == ["system", "user", "assistant", "user"]
+    assert history[2]["content"] == "Herons wait at the pond [1]."
+    questions_embedded = Usage.objects.filter(
+        kind=Usage.Kind.EMBEDDING, message__conversation_id=conversation
+    )
+    assert questions_embedded.count() == 2
+    assert Message.objects.filter(conversation_id=conversation).count() == 4
