@@ -52,7 +52,13 @@ def _get_notebook_for_user(request: HtmxHttpRequest, notebook_id: int) -> Notebo
 
 
 def _sources_context(notebook: Notebook) -> dict[str, Any]:
-    links = NotebookSource.objects.filter(notebook=notebook).select_related("source")
+    # Generated documents live in the studio column, where they are made, opened, asked
+    # about and deleted; listing them here too would offer a second, different "remove".
+    links = (
+        NotebookSource.objects.filter(notebook=notebook)
+        .exclude(source__kind=Source.Kind.GENERATED)
+        .select_related("source")
+    )
     sources = [link.source for link in links.order_by("-added_at", "-id")]
     return {
         "notebook": notebook,
@@ -227,9 +233,10 @@ def reprocess(request: HtmxHttpRequest, notebook_id: int, source_id: int) -> Htt
 @login_required
 @require_POST
 def remove_source(request: HtmxHttpRequest, notebook_id: int, source_id: int) -> HttpResponse:
-    """Take a source out of this notebook; it stays in the library (and other notebooks)."""
+    """Take a source out of this notebook; it stays in the library (and other notebooks).
+    A generated document is deleted in the studio instead (its source goes with it)."""
     notebook = _get_notebook_for_user(request, notebook_id)
-    source = get_object_or_404(notebook.sources, pk=source_id)
+    source = get_object_or_404(notebook.sources.exclude(kind=Source.Kind.GENERATED), pk=source_id)
     unlink_source(notebook=notebook, source=source)
     note = _("“%(title)s” was removed from this notebook. It is still in your library.") % {
         "title": source.title

@@ -78,3 +78,19 @@ def test_removing_needs_a_post(client, owner, notebook):
     response = client.get(reverse("notebooks:remove_source", args=[notebook.pk, source.pk]))
 
     assert response.status_code == 405
+
+
+def test_generated_documents_are_not_listed_or_removed_among_the_sources(client, owner, notebook):
+    upload = make_source(owner=owner, notebook=notebook, title="Field notes")
+    generated = make_source(owner=owner, notebook=notebook, title="Study report")
+    Source.objects.filter(pk=generated.pk).update(kind=Source.Kind.GENERATED)
+    client.force_login(owner)
+
+    listed = client.get(reverse("notebooks:sources", args=[notebook.pk]))
+    assert upload.title in listed.text
+    assert "Study report" not in listed.text
+
+    # Its life is the studio's: removing it here would leave the studio pointing at nothing.
+    response = client.post(reverse("notebooks:remove_source", args=[notebook.pk, generated.pk]))
+    assert response.status_code == 404
+    assert NotebookSource.objects.filter(notebook=notebook, source=generated).exists()
