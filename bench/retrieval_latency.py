@@ -134,9 +134,14 @@ def build_set(size: int, dims: int) -> None:
         links = []
         for title, members in notebooks.items():
             notebook = Notebook.objects.create(owner=owner, title=title)
-            links += [NotebookSource(notebook=notebook, source=s) for s in members]
+            links += [
+                NotebookSource(notebook=notebook, source=s, added_by_id=s.owner_id) for s in members
+            ]
         theirs = Notebook.objects.create(owner=other, title="theirs")
-        links += [NotebookSource(notebook=theirs, source=s) for s in sources[mine:]]
+        links += [
+            NotebookSource(notebook=theirs, source=s, added_by_id=s.owner_id)
+            for s in sources[mine:]
+        ]
         NotebookSource.objects.bulk_create(links)
 
         model_bytes = model.encode()
@@ -180,9 +185,21 @@ def build_set(size: int, dims: int) -> None:
 def build_index(size: int, dims: int) -> None:
     from django.db import connection
 
-    from library.vector_indexes import ensure_vector_index, index_is_valid, index_name
+    from library.vector_indexes import (
+        ensure_text_index,
+        ensure_vector_index,
+        index_is_valid,
+        index_name,
+        text_index_name,
+    )
 
     model = model_name(size, dims)
+    if not index_is_valid(text_index_name(model=model)):
+        started = time.perf_counter()
+        ensure_text_index(model=model)
+        print(
+            f"{model}: full-text index built in {time.perf_counter() - started:.0f} s", flush=True
+        )
     if index_is_valid(index_name(model=model, dimensions=dims)):
         return
     started = time.perf_counter()

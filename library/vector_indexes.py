@@ -20,6 +20,20 @@ reembed switch for the next model before it switches (the index is then empty an
 switch's UPDATE fills it), by migration 0009 for a database that already has vectors, and by
 `manage.py reembed --index` for the active model. Other models' indexes are dropped after
 a switch, with their vectors.
+
+Each model also gets a partial GIN index over the chunks' full-text vectors,
+
+    CREATE INDEX … USING gin (search_vector) WHERE embedding_model = '<model>'
+
+made and dropped with its HNSW index (ensure_model_indexes, drop_other_model_indexes; for
+any dimension, as it does not index the vector), and by migration 0011 for every model
+already present. The hybrid search's full-text side (retrieval/search.py, `all_matches`)
+filters on the same model, so the planner reads only the model's postings: with one GIN
+index over all chunks it read every model's postings of a lexeme and ANDed them with a
+bitmap of the model's chunks (bench/README.md, retrieval at 100k). These replace that
+global index (dropped by 0011): no search reads full text across models, and the table
+holds the active model's chunks only (the next model's vectors wait in ChunkEmbedding until
+the switch), where a global index would hold the same entries at twice the writes.
 """
 
 from __future__ import annotations
@@ -33,6 +47,7 @@ from psycopg import sql
 logger = logging.getLogger(__name__)
 
 PREFIX = "library_chunk_hnsw_"
+TEXT_PREFIX = "library_chunk_gin_"
 # Made in this process and committed: no catalog lookup for them again. Never filled
 # inside a transaction, which could still roll the index back.
 _known: set[str] = set()
@@ -49,11 +64,18 @@ def indexed_type(dimensions: int) -> str | None:
     return None
 
 
-def index_name(*, model: str, dimensions: int) -> str:
+def _digest(model: str) -> str:
     # Model names are free text ("text-embedding-3-large", "org/model"); a digest keeps the
     # name a valid identifier under PostgreSQL's 63 bytes.
-    digest = hashlib.sha256(model.encode()).hexdigest()[:16]
-    return f"{PREFIX}{int(dimensions)}_{digest}"
+    return hashlib.sha256(model.encode()).hexdigest()[:16]
+
+
+def index_name(*, model: str, dimensions: int) -> str:
+    return f"{PREFIX}{int(dimensions)}_{_digest(model)}"
+
+
+def text_index_name(*, model: str) -> str:
+    return f"{TEXT_PREFIX}{_digest(model)}"
 
 
 def index_is_valid(name: str) -> bool | None:
@@ -69,27 +91,14 @@ def index_is_valid(name: str) -> bool | None:
     return None if row is None else bool(row[0])
 
 
-def ensure_vector_index(*, model: str, dimensions: int) -> bool:
-    """Make the HNSW index for `model`'s vectors of `dimensions` unless it exists; True
-    when it was built now.
+def _ensure_index(name: str, *, model: str, method: str) -> bool:
+    """Make the partial index `name` over `model`'s chunks (`USING <method>`) unless it
+    exists and is valid; True when it was built now.
 
     Outside a transaction it is built CONCURRENTLY (writers go on; it waits for the
     transactions already running); inside one, plainly (it holds writers of library_chunk
-    back until that transaction ends). Building over many existing vectors is slow and
-    CPU-heavy (bench/README.md has the times); over none it is instant.
+    back until that transaction ends).
     """
-    if not model or dimensions < 1:
-        raise ValueError(f"no index for model {model!r} of {dimensions} dimensions")
-    name = index_name(model=model, dimensions=dimensions)
-    kind = indexed_type(dimensions)
-    if kind is None:
-        logger.warning(
-            "%s makes vectors of %d dimensions, more than an HNSW index takes (4,000): "
-            "every search scans exactly",
-            model,
-            dimensions,
-        )
-        return False
     if name in _known:
         return False
     concurrently = "" if connection.in_atomic_block else "CONCURRENTLY "
@@ -106,15 +115,57 @@ def ensure_vector_index(*, model: str, dimensions: int) -> bool:
             if valid is False:
                 cursor.execute(f"DROP INDEX {concurrently}IF EXISTS {name}")
             literal = sql.Literal(model).as_string(connection.connection)
-            logger.info("building the vector index %s for %s", name, model)
+            logger.info("building the index %s for %s", name, model)
             cursor.execute(
                 f"CREATE INDEX {concurrently}IF NOT EXISTS {name} ON library_chunk "
-                f"USING hnsw ((embedding::{kind}({int(dimensions)})) {kind}_cosine_ops) "
-                f"WHERE embedding_model = {literal}"
+                f"USING {method} WHERE embedding_model = {literal}"
             )
         built = True
     if not connection.in_atomic_block:
         _known.add(name)
+    return built
+
+
+def ensure_vector_index(*, model: str, dimensions: int) -> bool:
+    """Make the HNSW index for `model`'s vectors of `dimensions` unless it exists; True
+    when it was built now. Building over many existing vectors is slow and CPU-heavy
+    (bench/README.md has the times); over none it is instant."""
+    if not model or dimensions < 1:
+        raise ValueError(f"no index for model {model!r} of {dimensions} dimensions")
+    kind = indexed_type(dimensions)
+    if kind is None:
+        logger.warning(
+            "%s makes vectors of %d dimensions, more than an HNSW index takes (4,000): "
+            "every search scans exactly",
+            model,
+            dimensions,
+        )
+        return False
+    return _ensure_index(
+        index_name(model=model, dimensions=dimensions),
+        model=model,
+        method=f"hnsw ((embedding::{kind}({int(dimensions)})) {kind}_cosine_ops)",
+    )
+
+
+def ensure_text_index(*, model: str) -> bool:
+    """Make the GIN index over `model`'s chunks' full-text vectors unless it exists; True
+    when it was built now (3 s over 100k chunks)."""
+    if not model:
+        raise ValueError("no full-text index for a chunk without an embedding model")
+    return _ensure_index(text_index_name(model=model), model=model, method="gin (search_vector)")
+
+
+def ensure_model_indexes(*, model: str, dimensions: int) -> list[str]:
+    """Both of `model`'s indexes (full text, then HNSW when its dimension allows one); the
+    names of those built now."""
+    if not model or dimensions < 1:
+        raise ValueError(f"no index for model {model!r} of {dimensions} dimensions")
+    built = []
+    if ensure_text_index(model=model):
+        built.append(text_index_name(model=model))
+    if ensure_vector_index(model=model, dimensions=dimensions):
+        built.append(index_name(model=model, dimensions=dimensions))
     return built
 
 
@@ -129,21 +180,32 @@ def vector_dimensions(*, model: str, table: str = "library_chunk") -> int | None
     return None if row is None else int(row[0])
 
 
-def vector_indexes() -> list[str]:
+def _indexes(prefix: str) -> list[str]:
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT indexname FROM pg_indexes WHERE tablename = 'library_chunk' "
             "AND indexname LIKE %s ORDER BY indexname",
-            [PREFIX.replace("_", r"\_") + "%"],
+            [prefix.replace("_", r"\_") + "%"],
         )
         return [name for (name,) in cursor.fetchall()]
 
 
-def drop_other_vector_indexes(*, model: str, dimensions: int) -> list[str]:
-    """Drop the indexes of every model but `model` (their vectors are gone after a switch)."""
-    keep = index_name(model=model, dimensions=dimensions)
+def vector_indexes() -> list[str]:
+    """Every model's HNSW index."""
+    return _indexes(PREFIX)
+
+
+def text_indexes() -> list[str]:
+    """Every model's full-text (GIN) index."""
+    return _indexes(TEXT_PREFIX)
+
+
+def drop_other_model_indexes(*, model: str, dimensions: int) -> list[str]:
+    """Drop the indexes, HNSW and full text, of every model but `model` (their vectors are
+    gone after a switch); the names dropped."""
+    keep = {index_name(model=model, dimensions=dimensions), text_index_name(model=model)}
     concurrently = "" if connection.in_atomic_block else "CONCURRENTLY "
-    dropped = [name for name in vector_indexes() if name != keep]
+    dropped = [name for name in vector_indexes() + text_indexes() if name not in keep]
     with connection.cursor() as cursor:
         for name in dropped:
             cursor.execute(f"DROP INDEX {concurrently}IF EXISTS {name}")
@@ -151,15 +213,15 @@ def drop_other_vector_indexes(*, model: str, dimensions: int) -> list[str]:
     return dropped
 
 
-def ensure_vector_index_quietly(*, model: str, dimensions: int) -> None:
-    """ensure_vector_index for a caller whose own work is done and must not fail on it
-    (ingest, after its chunks are committed): a failure is logged, searches scan exactly
-    until the index exists."""
+def ensure_model_indexes_quietly(*, model: str, dimensions: int) -> None:
+    """ensure_model_indexes for a caller whose own work is done and must not fail on it
+    (ingest, after its chunks are committed): a failure is logged, searches read the
+    model's chunks without the index until it exists."""
     try:
         if connection.in_atomic_block:
             with transaction.atomic():  # a savepoint: a failure leaves the caller's intact
-                ensure_vector_index(model=model, dimensions=dimensions)
+                ensure_model_indexes(model=model, dimensions=dimensions)
         else:
-            ensure_vector_index(model=model, dimensions=dimensions)
+            ensure_model_indexes(model=model, dimensions=dimensions)
     except DatabaseError:
-        logger.exception("could not build the vector index for %s", model)
+        logger.exception("could not build the indexes for %s", model)

@@ -10,11 +10,11 @@ new model active in `EmbeddingState`: a search sees either the old model everywh
 the new one everywhere. The vector column has no fixed dimension, so a model of another
 dimension needs no schema change.
 
-Each model's vectors have an HNSW index of their own (library/vector_indexes.py). The next
-model's is made just before the switch, empty, and filled by the switch's UPDATE: that
-makes the switch transaction longer (an index insert per chunk; searches go on meanwhile,
-chunk writers wait), but the first search after it finds the index in place. The old
-model's index is dropped after it.
+Each model's vectors have an HNSW index of their own, and its chunks' full-text vectors a
+GIN index (library/vector_indexes.py). The next model's are made just before the switch,
+empty, and filled by the switch's UPDATE: that makes the switch transaction longer (index
+inserts per chunk; searches go on meanwhile, chunk writers wait), but the first search
+after it finds the indexes in place. The old model's are dropped after it.
 
 Chunks written while the switch is under way (ingest/services.py) get both models'
 vectors. Writers hold a share lock on the state row while they write and the switch takes
@@ -108,13 +108,13 @@ def run_reembed(
             )
             if dimensions:
                 # Before the switch, while no chunk carries the new model: built empty at
-                # once, it is filled by the switch's UPDATE, so large notebooks keep their
-                # index from the first search after the switch.
-                indexes.ensure_vector_index(model=target.name, dimensions=dimensions)
+                # once, they are filled by the switch's UPDATE, so large notebooks keep
+                # their indexes from the first search after the switch.
+                indexes.ensure_model_indexes(model=target.name, dimensions=dimensions)
             if _switch(target):
                 state = EmbeddingState.objects.get(pk=1)
                 if dimensions and state.active_model == target.name:
-                    indexes.drop_other_vector_indexes(model=target.name, dimensions=dimensions)
+                    indexes.drop_other_model_indexes(model=target.name, dimensions=dimensions)
                 return state
             continue  # chunks were written meanwhile without the new vector
         if max_batches is not None and batches >= max_batches:

@@ -164,8 +164,11 @@ def test_reembed_index_builds_the_active_models_index_when_missing(
     call_command("reembed", "--index", stdout=out)
 
     assert index_exists("fake-embed", 64)
+    text_name = vector_indexes.text_index_name(model="fake-embed")
     assert out.getvalue().splitlines() == [
+        f"{text_name} (full text) for fake-embed exists already.",
         f"Built {name} for fake-embed (64 dimensions).",
+        f"{text_name} (full text) for fake-embed exists already.",
         f"{name} for fake-embed (64 dimensions) exists already.",
     ]
 

@@ -34,8 +34,9 @@ class Command(BaseCommand):
         parser.add_argument(
             "--index",
             action="store_true",
-            help="only build the active model's HNSW index if it is missing (CONCURRENTLY: "
-            "searches and writes go on; slow and CPU-heavy for many chunks)",
+            help="only build the active model's indexes (full text, HNSW) if missing "
+            "(CONCURRENTLY: searches and writes go on; HNSW is slow and CPU-heavy for many "
+            "chunks)",
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -73,6 +74,11 @@ class Command(BaseCommand):
         dimensions = vector_indexes.vector_dimensions(model=model)
         if dimensions is None:
             raise CommandError(f"No chunk has a vector by {model} yet: nothing to index.")
+        text_name = vector_indexes.text_index_name(model=model)
+        if vector_indexes.ensure_text_index(model=model):
+            self.stdout.write(f"Built {text_name} (full text) for {model}.")
+        else:
+            self.stdout.write(f"{text_name} (full text) for {model} exists already.")
         name = vector_indexes.index_name(model=model, dimensions=dimensions)
         if vector_indexes.indexed_type(dimensions) is None:
             raise CommandError(

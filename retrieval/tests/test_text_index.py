@@ -1,0 +1,236 @@
+"""A GIN index over the full-text vectors per embedding model, beside its HNSW index: made
+with the first vectors, by migration for every model present, by the reembed switch and by
+`manage.py reembed --index`, dropped with the old model's; the hybrid search's full-text
+side reads it, and never another model's."""
+
+from __future__ import annotations
+
+import importlib
+import io
+import itertools
+
+import pytest
+from django.apps import apps
+from django.contrib.postgres.search import SearchVector
+from django.core.management import call_command
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
+
+from library import vector_indexes
+from library.models import Chunk, Source
+from notebooks.models import Notebook, NotebookSource
+from providers import embeddings
+from retrieval.reembed import run_reembed, start_reembed
+from retrieval.search import search_notebook_hybrid
+from retrieval.tests.test_reembed import TEXT
+
+_hashes = itertools.count(90_000)
+OURS, THEIRS = "ours-3", "theirs-3"
+RARE = "zygomorphic"
+
+
+@pytest.fixture(autouse=True)
+def no_model_indexes(db):
+    """Start without any model's index (committed tests leave theirs behind); dropped inside
+    this test's transaction, they come back when it rolls back."""
+    with connection.cursor() as cursor:
+        for name in vector_indexes.vector_indexes() + vector_indexes.text_indexes():
+            cursor.execute(f"DROP INDEX {name}")
+    vector_indexes._known.clear()
+
+
+def text_index_exists(model: str) -> bool:
+    return bool(vector_indexes.index_is_valid(vector_indexes.text_index_name(model=model)))
+
+
+def make_source(notebook: Notebook, *, model: str, chunks: int, rare_every: int) -> Source:
+    """`chunks` chunks of `model`, one in `rare_every` holding the rare word."""
+    source = Source.objects.create(
+        owner=notebook.owner,
+        kind=Source.Kind.TEXT,
+        title=model,
+        filename=f"{model}.txt",
+        sha256=f"{next(_hashes):064x}",
+        status=Source.Status.READY,
+        chunk_count=chunks,
+        search_config="english",
+    )
+    NotebookSource.objects.create(notebook=notebook, source=source, added_by=notebook.owner)
+    Chunk.objects.bulk_create(
+        Chunk(
+            source=source,
+            ordinal=n,
+            text=f"{model} passage {n}: reeds grow in the shallow water"
+            + (f", orchids bear {RARE} blossoms" if n % rare_every == 0 else ""),
+            char_start=0,
+            char_end=1,
+            embedding=[1.0, n / chunks, 0.0],
+            embedding_model=model,
+        )
+        for n in range(chunks)
+    )
+    Chunk.objects.filter(source=source).update(search_vector=SearchVector("text", config="english"))
+    return source
+
+
+@pytest.fixture
+def two_models(owner, outsider, notebook):
+    """Our notebook of 3,000 chunks of one model, another owner's 3,000 of another model in
+    the same table (as during the benchmark, or a database holding a bench set), both
+    models indexed, statistics taken."""
+    # Indexes first, as with a model's first vectors. Built in this transaction after the
+    # chunks, an index is unusable until it ends whenever the full-text vectors' UPDATE
+    # left a HOT chain (pg_index.indcheckxmin), which depends on the free space that
+    # earlier tests' rolled-back rows left in the table's pages.
+    for model in (OURS, THEIRS):
+        vector_indexes.ensure_model_indexes(model=model, dimensions=3)
+    make_source(notebook, model=OURS, chunks=3_000, rare_every=300)
+    theirs = Notebook.objects.create(owner=outsider, title="Theirs")
+    make_source(theirs, model=THEIRS, chunks=3_000, rare_every=3)
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE library_chunk")  # rolled back with the test
+    return notebook
+
+
+def plan_with_only_full_text_indexes(search) -> str:
+    """EXPLAIN ANALYZE the ranking statement of `search` as it ran, with the other ways to
+    the model's chunks out of the way (sequential scans off, the model's btree index dropped
+    in this rolled-back transaction): at a few thousand rows the planner may rightly prefer
+    those, while at 100k chunks it picks the GIN index by itself (bench/README.md). So the
+    plan shows which full-text index the statement can use at all."""
+    with CaptureQueriesContext(connection) as queries:
+        search()
+    ranking = next(q["sql"] for q in queries.captured_queries if "WITH" in q["sql"])
+    settings_query = next(q["sql"] for q in queries.captured_queries if "set_config" in q["sql"])
+    by_model = next(
+        i.name for i in Chunk._meta.indexes if i.fields == ["embedding_model", "source"]
+    )
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(f"DROP INDEX {by_model}")
+        cursor.execute(settings_query)
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute("EXPLAIN (ANALYZE, COSTS OFF) " + ranking)
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+        transaction.set_rollback(True)
+    return plan
+
+
+def full_text_scans(plan: str) -> dict[str, bool]:
+    """Each GIN index the plan reads: whether it ran."""
+    scans: dict[str, bool] = {}
+    for line in plan.splitlines():
+        if "Bitmap Index Scan on " + vector_indexes.TEXT_PREFIX in line:
+            name = line.split("Bitmap Index Scan on ")[1].split()[0]
+            scans[name] = scans.get(name, False) or "never executed" not in line
+    return scans
+
+
+@pytest.mark.parametrize("large", [False, True])
+def test_the_full_text_side_reads_its_models_index_only(settings, two_models, large):
+    # Both branches: a notebook at or below RETRIEVAL_EXACT_MAX_CHUNKS matches on every
+    # lexeme of the question, a larger one on the rarest ones.
+    settings.RETRIEVAL_EXACT_MAX_CHUNKS = 100 if large else 10**6
+
+    def search():
+        return search_notebook_hybrid(
+            notebook=two_models,
+            question=f"Which orchids bear {RARE} blossoms?",
+            query_vector=[0.0, 0.0, 1.0],
+            model=OURS,
+            k=8,
+        )
+
+    plan = plan_with_only_full_text_indexes(search)
+
+    assert full_text_scans(plan) == {vector_indexes.text_index_name(model=OURS): True}, plan
+    hits = search()
+    # Far from the query vector, so found by the full text: our ten chunks with the word.
+    assert sum(RARE in hit.chunk.text for hit in hits) == 8
+    assert all(hit.chunk.embedding_model == OURS for hit in hits)
+
+
+def test_without_its_models_index_the_search_reads_no_other_models(settings, two_models):
+    with connection.cursor() as cursor:
+        cursor.execute(f"DROP INDEX {vector_indexes.text_index_name(model=OURS)}")
+
+    plan = plan_with_only_full_text_indexes(
+        lambda: search_notebook_hybrid(
+            notebook=two_models, question=RARE, query_vector=[0.0, 0.0, 1.0], model=OURS
+        )
+    )
+
+    assert full_text_scans(plan) == {}, plan
+
+
+def test_the_first_vectors_of_a_model_get_its_full_text_index(
+    fake_openai, notebook, add_ready_source
+):
+    assert not text_index_exists("fake-embed")
+
+    add_ready_source(notebook, b"Grey herons wait at the edge of the pond.")
+
+    assert text_index_exists("fake-embed")
+    assert vector_indexes.text_indexes() == [vector_indexes.text_index_name(model="fake-embed")]
+
+
+def test_a_model_too_wide_for_hnsw_still_gets_its_full_text_index(db):
+    assert vector_indexes.ensure_model_indexes(model="huge", dimensions=4_001) == [
+        vector_indexes.text_index_name(model="huge")
+    ]
+    assert vector_indexes.ensure_model_indexes(model="huge", dimensions=4_001) == []
+
+
+def test_the_migration_indexes_every_models_chunks_and_drops_the_global_index(two_models):
+    with connection.cursor() as cursor:
+        for model in (OURS, THEIRS):
+            cursor.execute(f"DROP INDEX {vector_indexes.text_index_name(model=model)}")
+    migration = importlib.import_module("library.migrations.0011_chunk_text_index_per_model")
+
+    migration.index_every_models_full_text(apps, None)
+
+    assert text_index_exists(OURS) and text_index_exists(THEIRS)
+    # Applied to the test database: the index over every model's chunks is gone.
+    assert vector_indexes.index_is_valid("chunk_search_vector_gin") is None
+
+
+def test_reembed_indexes_the_new_models_full_text_before_it_switches_and_drops_the_old(
+    fake_openai, settings, notebook, add_ready_source
+):
+    settings.CHUNK_TOKENS, settings.CHUNK_OVERLAP_TOKENS = 25, 0
+    settings.MODEL_PRICES = {**settings.MODEL_PRICES, "fake-embed-2": {"input_per_million": "1"}}
+    add_ready_source(notebook, TEXT)
+    settings.EMBEDDING_MODEL, settings.EMBEDDING_DIMENSIONS = "fake-embed-2", 32
+    start_reembed(model=embeddings.configured_model())
+    seen = []
+
+    run_reembed(
+        batch_size=100, on_batch=lambda state: seen.append(text_index_exists("fake-embed-2"))
+    )
+
+    assert seen == [False]  # built after the vectors, before the switch
+    assert vector_indexes.text_indexes() == [vector_indexes.text_index_name(model="fake-embed-2")]
+    # The switch's UPDATE filled it: the new model's chunks are found through it.
+    hits = search_notebook_hybrid(
+        notebook=notebook,
+        question="herons",
+        query_vector=embeddings.embed_query(
+            text="herons", user=None, model=embeddings.configured_model()
+        ),
+        model="fake-embed-2",
+    )
+    assert hits and all(hit.chunk.embedding_model == "fake-embed-2" for hit in hits)
+
+
+def test_reembed_index_builds_the_active_models_full_text_index_when_missing(
+    fake_openai, notebook, add_ready_source
+):
+    add_ready_source(notebook, b"Grey herons wait at the edge of the pond.")
+    name = vector_indexes.text_index_name(model="fake-embed")
+    with connection.cursor() as cursor:
+        cursor.execute(f"DROP INDEX {name}")
+    out = io.StringIO()
+
+    call_command("reembed", "--index", stdout=out)
+
+    assert text_index_exists("fake-embed")
+    assert out.getvalue().splitlines()[0] == f"Built {name} (full text) for fake-embed."
