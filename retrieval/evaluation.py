@@ -5,6 +5,10 @@ A question counts as found at rank r when the r-th retrieved chunk contains its 
 answer no chunk of the notebook contains (it straddles two chunks) can never be found; it
 is counted as a miss, and reported as `unanswerable`, so that figures of two chunkings
 compare on the same questions.
+
+Follow-up questions (FOLLOWUPS.jsonl: earlier turns, a follow-up and its answer) measure
+query rewriting: each is searched as asked and as the chat model rewrites it
+(retrieval/rewrite.py), and both are scored the same way.
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ from ingest.worker import wait_for_sources
 from library.models import Chunk, Source
 from notebooks.models import Notebook
 from providers import embeddings
+from providers.chat import chat_available
+from retrieval.rewrite import rewrite_query
 from retrieval.search import Hit
 from retrieval.services import search
 
@@ -102,6 +108,48 @@ def load_items(path: Path) -> list[QaItem]:
         except (ValueError, KeyError, IndexError, TypeError) as exc:
             raise EvaluationError(
                 f"{path}, line {number}: expected doc_id, question and answers ({exc})."
+            ) from exc
+    if not items:
+        raise EvaluationError(f"{path} holds no questions.")
+    return items
+
+
+@dataclass(frozen=True)
+class FollowupItem:
+    doc_id: str
+    turns: tuple[tuple[str, str], ...]  # (role, text), oldest first
+    question: str
+    answer: str
+
+
+def load_followups(path: Path) -> list[FollowupItem]:
+    """Read FOLLOWUPS.jsonl: one {"doc_id", "turns": [{"role": "user" | "assistant",
+    "content"}, ...], "question", "answers": [...]} object per line, `question` being the
+    follow-up asked after the turns."""
+    items = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            turns = tuple((turn["role"], turn["content"]) for turn in row["turns"])
+            if not turns or any(
+                role not in {"user", "assistant"} or not isinstance(text, str)
+                for role, text in turns
+            ):
+                raise ValueError("turns must be a non-empty list of user/assistant turns")
+            items.append(
+                FollowupItem(
+                    doc_id=str(row["doc_id"]),
+                    turns=turns,
+                    question=row["question"],
+                    answer=row["answers"][0],
+                )
+            )
+        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            raise EvaluationError(
+                f"{path}, line {number}: expected doc_id, turns (role and content), question "
+                f"and answers ({exc})."
             ) from exc
     if not items:
         raise EvaluationError(f"{path} holds no questions.")
@@ -203,4 +251,67 @@ def evaluate(
         mrr=sum(1 / rank for rank in found_at if rank is not None) / questions,
         latency_ms=latency,
         search_latency_ms=search_latency,
+    )
+
+
+@dataclass
+class FollowupReport:
+    """The follow-up questions searched as asked (rewrite off) and as rewritten (on)."""
+
+    off: Report
+    on: Report
+    rewritten: int  # questions the rewrite changed
+    failures: int  # rewrites that failed and fell back to the question
+    rewrite_latency_ms: list[float] = field(repr=False)
+
+    def as_dict(self) -> dict[str, Any]:
+        on = self.on.as_dict()
+        on.update(
+            rewritten=self.rewritten,
+            rewrite_failures=self.failures,
+            # The rewrite's chat call alone, on top of p50_ms/p95_ms.
+            rewrite_p50_ms=round(percentile(self.rewrite_latency_ms, 50), 1),
+            rewrite_p95_ms=round(percentile(self.rewrite_latency_ms, 95), 1),
+        )
+        return {"rewrite_off": self.off.as_dict(), "rewrite_on": on}
+
+
+def require_chat_model() -> None:
+    """Follow-up questions measure query rewriting, which only a chat model does."""
+    if not chat_available():
+        raise EvaluationError(
+            "--followups measures query rewriting, which needs a chat model: set "
+            "OPENAI_BASE_URL and CHAT_MODEL."
+        )
+
+
+def evaluate_followups(
+    *, user: User, notebook: Notebook, items: list[FollowupItem], k: int = 8
+) -> FollowupReport:
+    """Search every follow-up twice, as asked and rewritten from its turns by the chat
+    model (retrieval/rewrite.py), whatever RETRIEVAL_QUERY_REWRITE says, and score both.
+    The rewrite calls are billed to `user` like any chat call."""
+    require_chat_model()
+    asked = [
+        QaItem(doc_id=item.doc_id, question=item.question, answer=item.answer) for item in items
+    ]
+    off = evaluate(user=user, notebook=notebook, items=asked, k=k)
+    rewritten, failures, latency = [], 0, []
+    for item in items:
+        started = time.perf_counter()
+        rewrite = rewrite_query(question=item.question, turns=item.turns, user=user)
+        latency.append((time.perf_counter() - started) * 1000)
+        failures += rewrite.failure is not None
+        rewritten.append(QaItem(doc_id=item.doc_id, question=rewrite.query, answer=item.answer))
+    on = evaluate(user=user, notebook=notebook, items=rewritten, k=k)
+    return FollowupReport(
+        off=off,
+        on=on,
+        rewritten=sum(
+            1
+            for item, query in zip(items, rewritten, strict=True)
+            if query.question != item.question
+        ),
+        failures=failures,
+        rewrite_latency_ms=latency,
     )

@@ -254,6 +254,13 @@ class FakeOpenAI:
 
     def chat_response(self, body: dict[str, Any]) -> dict[str, Any]:
         text = self._next_chat_reply(vision=is_vision_request(body))
+        # max_tokens cuts the reply off as a model would (one whitespace-separated piece
+        # counted as a token), and says so in finish_reason.
+        finish_reason = "stop"
+        max_tokens = body.get("max_tokens")
+        pieces = re.findall(r"\s*\S+", text)
+        if isinstance(max_tokens, int) and len(pieces) > max_tokens:
+            text, finish_reason = "".join(pieces[:max_tokens]), "length"
         prompt_tokens = sum(content_tokens(m.get("content", "")) for m in body.get("messages", []))
         completion_tokens = count_words(text)
         return {
@@ -265,7 +272,7 @@ class FakeOpenAI:
                 {
                     "index": 0,
                     "message": {"role": "assistant", "content": text},
-                    "finish_reason": "stop",
+                    "finish_reason": finish_reason,
                 }
             ],
             **self._usage(

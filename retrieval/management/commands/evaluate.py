@@ -9,7 +9,15 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
 from notebooks.models import Notebook
-from retrieval.evaluation import EvaluationError, evaluate, ingest_documents, load_items
+from retrieval.evaluation import (
+    EvaluationError,
+    evaluate,
+    evaluate_followups,
+    ingest_documents,
+    load_followups,
+    load_items,
+    require_chat_model,
+)
 
 
 class Command(BaseCommand):
@@ -18,11 +26,19 @@ class Command(BaseCommand):
         "questions name into a fresh notebook (documents the user added before are linked, "
         "not embedded again), run the normal search for every question, and print "
         "recall@1/4/8, MRR and latency percentiles. A question whose answer no chunk "
-        "contains counts as a miss and is reported as unanswerable."
+        "contains counts as a miss and is reported as unanswerable. With --followups, "
+        "follow-up questions are searched as asked and as rewritten from their conversation "
+        "by the chat model (query rewriting off and on), and both figures are printed."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--qa", required=True, type=Path, help="ITEMS.jsonl")
+        parser.add_argument("--qa", type=Path, help="ITEMS.jsonl")
+        parser.add_argument(
+            "--followups",
+            type=Path,
+            help="FOLLOWUPS.jsonl: earlier turns, a follow-up question and its answers per "
+            "line; measures query rewriting (needs a chat model)",
+        )
         parser.add_argument("--docs", required=True, type=Path, help="folder of <doc_id>.txt")
         parser.add_argument("--k", type=int, default=8, help="passages per question (8)")
         parser.add_argument("--user", default="evaluate", help="owner of the documents")
@@ -31,36 +47,57 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         if options["k"] < 1:
             raise CommandError("--k must be at least 1.")
+        if options["qa"] is None and options["followups"] is None:
+            raise CommandError("Give --qa ITEMS.jsonl, --followups FOLLOWUPS.jsonl or both.")
         User = get_user_model()
         user, created = User.objects.get_or_create(username=options["user"])
         if created:
             user.set_unusable_password()
             user.save()
         notebook = Notebook.objects.create(
-            owner=user, title=f"evaluate {options['qa']} {timezone.now():%Y-%m-%d %H:%M:%S}"
+            owner=user,
+            title=f"evaluate {options['qa'] or options['followups']} "
+            f"{timezone.now():%Y-%m-%d %H:%M:%S}",
         )
+        report = followups = None
         try:
-            items = load_items(options["qa"])
+            items = load_items(options["qa"]) if options["qa"] else []
+            followup_items = load_followups(options["followups"]) if options["followups"] else []
+            if followup_items:
+                require_chat_model()  # before the documents are read, which takes long
             ingest_documents(
                 user=user,
                 notebook=notebook,
                 docs=options["docs"],
-                doc_ids=(item.doc_id for item in items),
+                doc_ids=[item.doc_id for item in items] + [item.doc_id for item in followup_items],
             )
-            report = evaluate(user=user, notebook=notebook, items=items, k=options["k"])
+            if items:
+                report = evaluate(user=user, notebook=notebook, items=items, k=options["k"])
+            if followup_items:
+                followups = evaluate_followups(
+                    user=user, notebook=notebook, items=followup_items, k=options["k"]
+                )
         except EvaluationError as exc:
             raise CommandError(str(exc)) from exc
         finally:
             # The documents stay in the user's library, so the next run links them.
             notebook.delete()
 
-        figures = report.as_dict()
+        figures = report.as_dict() if report else {}
+        if followups:
+            figures["followups"] = followups.as_dict()
         if options["json"]:
             self.stdout.write(json.dumps(figures))
             return
+        if report:
+            self._print_report(figures)
+        if followups:
+            self._print_followups(figures["followups"])
+
+    def _print_report(self, figures: dict[str, Any]) -> None:
         self.stdout.write(
             f"{figures['questions']} questions over {figures['chunks']} chunks, "
-            f"k = {report.k}; {figures['unanswerable']} unanswerable (no chunk contains the "
+            f"k = {figures['k']}; {figures['unanswerable']} unanswerable (no chunk contains the "
             "answer; counted as misses)"
         )
         for name, value in figures.items():
@@ -70,4 +107,20 @@ class Command(BaseCommand):
             f"latency  p50 {figures['p50_ms']} ms, p95 {figures['p95_ms']} ms "
             f"(search alone: p50 {figures['search_p50_ms']} ms, "
             f"p95 {figures['search_p95_ms']} ms)"
+        )
+
+    def _print_followups(self, figures: dict[str, Any]) -> None:
+        off, on = figures["rewrite_off"], figures["rewrite_on"]
+        self.stdout.write(
+            f"{off['questions']} follow-up questions, searched as asked (rewrite off) and as "
+            f"rewritten by the chat model (rewrite on: {on['rewritten']} changed, "
+            f"{on['rewrite_failures']} failed and searched as asked)"
+        )
+        self.stdout.write(f"{'':>10}  {'off':>6}  {'on':>6}")
+        for name, value in off.items():
+            if name.startswith(("recall@", "mrr@")):
+                self.stdout.write(f"{name:>10}  {value:6.3f}  {on[name]:6.3f}")
+        self.stdout.write(
+            f"rewrite latency  p50 {on['rewrite_p50_ms']} ms, p95 {on['rewrite_p95_ms']} ms "
+            "(before the search)"
         )
