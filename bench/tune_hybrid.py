@@ -39,6 +39,7 @@ def main() -> None:
     parser.add_argument("--lexical", default="ts_rank,idf")
     parser.add_argument("--weights", default="0,0.2,0.3,0.4,0.5")
     parser.add_argument("--candidates", default="50")
+    parser.add_argument("--proximity-weights", default="0.3", help="weighted fusion only")
     parser.add_argument("--floors", default="none,model", help="none, model or a number")
     args = parser.parse_args()
 
@@ -93,13 +94,24 @@ def main() -> None:
             ),
         )
     settings_grid = [
-        Fusion(method=method, dense_weight=weight, lexical=lexical, candidates=candidates)
+        Fusion(
+            method=method,
+            dense_weight=weight,
+            lexical=lexical,
+            candidates=candidates,
+            proximity_weight=proximity_weight,
+        )
         for lexical in args.lexical.split(",")
-        for method, method_weights in (
-            ("weighted", [float(w) for w in args.weights.split(",")]),
-            ("rrf", (0.5,)),
+        for method, method_weights, proximity_weights in (
+            (
+                "weighted",
+                [float(w) for w in args.weights.split(",")],
+                [float(w) for w in args.proximity_weights.split(",")],
+            ),
+            ("rrf", (0.5,), (0.0,)),
         )
         for weight in method_weights
+        for proximity_weight in proximity_weights
         for candidates in [int(c) for c in args.candidates.split(",")]
     ]
     for floor in floors:
