@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class Usage(models.Model):
@@ -13,11 +14,11 @@ class Usage(models.Model):
     """
 
     class Kind(models.TextChoices):
-        EMBEDDING = "embedding"
-        CHAT = "chat"
-        VISION = "vision"
-        STT = "stt", "Speech to text"
-        TTS = "tts", "Text to speech"
+        EMBEDDING = "embedding", _("Embedding")
+        CHAT = "chat", _("Chat")
+        VISION = "vision", _("Vision")
+        STT = "stt", _("Speech to text")
+        TTS = "tts", _("Text to speech")
 
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
@@ -76,6 +77,9 @@ class CreditEntry(models.Model):
     kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.GRANT)
     amount = models.DecimalField(max_digits=20, decimal_places=10)
     reason = models.CharField(max_length=500, blank=True)
+    # Its msgid and parameters, for the reader's language (texts/__init__.py); None for a
+    # reason an admin typed, shown as typed.
+    reason_i18n = models.JSONField(null=True, blank=True, editable=False)
     usage = models.OneToOneField(
         Usage, null=True, blank=True, on_delete=models.SET_NULL, related_name="debit"
     )

@@ -27,10 +27,10 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.db.models import Count, Q, Sum
 from django.db.models.functions import TruncDate
-from django.utils.translation import gettext as _
 
 from billing.models import CreditEntry, Usage
 from billing.prices import price_for
+from texts import Text, columns
 
 logger = logging.getLogger(__name__)
 
@@ -43,11 +43,19 @@ class CreditSpent(Exception):
         self.user = user
 
 
-def credit_spent_message() -> str:
-    return _(
+def credit_spent_text() -> Text:
+    """Why a billed action cannot start, to store (a worker's source or document fails
+    with it) and show in the reader's language."""
+    return Text(
         "Your credit is spent, so Loupe cannot call its models for you. "
-        "Please ask %(contact)s for more credit."
-    ) % {"contact": settings.CREDIT_CONTACT}
+        "Please ask %(contact)s for more credit.",
+        contact=settings.CREDIT_CONTACT,
+    )
+
+
+def credit_spent_message() -> str:
+    """The same, in the active language, for a response."""
+    return credit_spent_text().translated()
 
 
 @dataclass
@@ -161,7 +169,7 @@ def grant_starting_credit(user: User) -> None:
                 user=user,
                 kind=CreditEntry.Kind.START,
                 amount=settings.STARTING_CREDIT,
-                reason="Starting credit",
+                **columns("reason", Text("Starting credit")),
             )
     except IntegrityError:
         pass  # granted a moment ago by a concurrent request
@@ -199,8 +207,12 @@ def require_credit(user: User | None) -> None:
 def grant_credit(*, user: User, amount: Decimal, reason: str = "") -> CreditEntry:
     """Add credit to the user's ledger (a negative amount takes some away)."""
     grant_starting_credit(user)  # a grant tops the starting credit up, never replaces it
+    # A reason an admin typed is shown as typed; the default one in the reader's language.
     return CreditEntry.objects.create(
-        user=user, kind=CreditEntry.Kind.GRANT, amount=amount, reason=reason or "Granted"
+        user=user,
+        kind=CreditEntry.Kind.GRANT,
+        amount=amount,
+        **columns("reason", reason or Text("Granted")),
     )
 
 

@@ -6,7 +6,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from billing.models import CreditEntry
+from billing.models import CreditEntry, Usage
 from billing.services import balance, usage_summary, usage_totals
 
 
@@ -19,9 +19,14 @@ class AuthenticatedRequest(HttpRequest):
 def usage(request: AuthenticatedRequest) -> HttpResponse:
     """The signed-in user's balance, usage per day, kind and model, and credit received."""
     user = request.user
+    rows = usage_summary(user=user)
+    for row in rows:
+        # The kind's name in the reader's language ("stt" is Speech to text).
+        kind = row["kind"]
+        row["kind_label"] = Usage.Kind(kind).label if kind in Usage.Kind.values else kind
     context = {
         "balance": balance(user),
-        "rows": usage_summary(user=user),
+        "rows": rows,
         "totals": usage_totals(user=user),
         "grants": CreditEntry.objects.filter(user=user).exclude(kind=CreditEntry.Kind.DEBIT)[:50],
     }

@@ -18,6 +18,7 @@ from django.contrib.auth.models import User
 
 from providers import tts
 from providers.errors import ProviderError
+from texts import Text
 
 # A breath between turns; shorter sounds like interrupting, longer like a dropped line.
 PAUSE_SECONDS = 0.35
@@ -29,7 +30,7 @@ DURATION_RE = re.compile(rb"Duration: (\d+):(\d\d):(\d\d(?:\.\d+)?)")
 class SpokenAudio:
     mp3: bytes
     seconds: float
-    engine: str  # "speech model <name>" or "espeak-ng (local)"
+    engine: Text  # "speech model <name>" or "espeak-ng (local)"
 
 
 def synthesize_dialogue(

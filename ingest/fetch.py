@@ -21,6 +21,7 @@ from django.conf import settings
 
 from ingest.passages import LoaderError
 from ingest.url_guard import CheckedUrl, check_url
+from texts import Text
 
 MAX_REDIRECTS = 5
 REDIRECT_STATUSES = {301, 302, 303, 307, 308}
@@ -53,16 +54,32 @@ def fetch(url: str) -> Fetched:
         if status in REDIRECT_STATUSES:
             location = headers.get("Location", "").strip()
             if not location:
-                raise FetchError(f"{current} redirects (HTTP {status}) but names no new address.")
+                raise FetchError(
+                    Text(
+                        "%(url)s redirects (HTTP %(status)s) but names no new address.",
+                        url=current,
+                        status=status,
+                    )
+                )
             current = urljoin(current, location)
             continue
         if status >= 400:
-            raise FetchError(
-                f"The web server answered HTTP {status} {reason} for {current}"
-                + (": the page does not exist." if status in {404, 410} else ".")
+            answered = (
+                "The web server answered HTTP %(status)s %(reason)s for %(url)s: the page does "
+                "not exist."
+                if status in {404, 410}
+                else "The web server answered HTTP %(status)s %(reason)s for %(url)s."
             )
+            raise FetchError(Text(answered, status=status, reason=reason, url=current))
         if not 200 <= status < 300:
-            raise FetchError(f"The web server answered HTTP {status} {reason} for {current}.")
+            raise FetchError(
+                Text(
+                    "The web server answered HTTP %(status)s %(reason)s for %(url)s.",
+                    status=status,
+                    reason=reason,
+                    url=current,
+                )
+            )
         return Fetched(
             url=current,
             content_type=headers.get_content_type() if "Content-Type" in headers else "",
@@ -70,8 +87,13 @@ def fetch(url: str) -> Fetched:
             content=content,
         )
     raise FetchError(
-        f"{url} redirects more than {MAX_REDIRECTS} times (last to {current}); "
-        "it may be a redirect loop."
+        Text(
+            "%(url)s redirects more than %(max)s times (last to %(last)s); it may be a "
+            "redirect loop.",
+            url=url,
+            max=MAX_REDIRECTS,
+            last=current,
+        )
     )
 
 
@@ -108,10 +130,16 @@ def _request(
             raise _timed_out(checked) from exc
         if isinstance(exc, ssl.SSLCertVerificationError):
             raise FetchError(
-                f"The secure connection to {checked.host} failed: its certificate is not "
-                f"valid ({exc.verify_message})."
+                Text(
+                    "The secure connection to %(host)s failed: its certificate is not valid "
+                    "(%(error)s).",
+                    host=checked.host,
+                    error=str(exc.verify_message),
+                )
             ) from exc
-        raise FetchError(f"Could not fetch {checked.url}: {_describe(exc)}.") from exc
+        raise FetchError(
+            Text("Could not fetch %(url)s: %(error)s.", url=checked.url, error=_describe(exc))
+        ) from exc
     finally:
         watchdog.cancel()
         connection.close()
@@ -141,7 +169,11 @@ def _read_capped(
 
 def _too_large(checked: CheckedUrl, limit: int) -> FetchError:
     return FetchError(
-        f"{checked.url} is larger than {_size(limit)}, the most Loupe fetches (URL_MAX_BYTES)."
+        Text(
+            "%(url)s is larger than %(size)s, the most Loupe fetches (URL_MAX_BYTES).",
+            url=checked.url,
+            size=_size(limit),
+        )
     )
 
 
@@ -155,18 +187,22 @@ def _size(count: int) -> str:
 
 def _timed_out(checked: CheckedUrl) -> FetchError:
     return FetchError(
-        f"{checked.url} took longer than {settings.URL_TIMEOUT_SECONDS:g} seconds to fetch "
-        "(URL_TIMEOUT_SECONDS); the site may be slow or down."
+        Text(
+            "%(url)s took longer than %(seconds)s seconds to fetch (URL_TIMEOUT_SECONDS); the "
+            "site may be slow or down.",
+            url=checked.url,
+            seconds=f"{settings.URL_TIMEOUT_SECONDS:g}",
+        )
     )
 
 
-def _describe(exc: BaseException) -> str:
+def _describe(exc: BaseException) -> Text | str:
     if isinstance(exc, ConnectionRefusedError):
-        return "the server refused the connection"
+        return Text("the server refused the connection")
     if isinstance(exc, http.client.RemoteDisconnected):
-        return "the server closed the connection without answering"
+        return Text("the server closed the connection without answering")
     if isinstance(exc, http.client.IncompleteRead):
-        return "the server closed the connection before sending the whole page"
+        return Text("the server closed the connection before sending the whole page")
     return str(exc) or type(exc).__name__
 
 

@@ -19,6 +19,7 @@ from urllib.parse import SplitResult, quote, urlsplit
 from django.conf import settings
 
 from ingest.passages import LoaderError
+from texts import Text
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -56,24 +57,32 @@ def parse_url(url: str) -> SplitResult:
         parts = urlsplit(url)
         parts.port  # noqa: B018 - raises ValueError for a port that is not a number
     except ValueError as exc:
-        raise UrlRefused(f"{url!r} is not a valid web address ({exc}).") from exc
-    if parts.scheme.lower() not in {"http", "https"}:
-        shown = f"{parts.scheme}://" if parts.scheme else "no scheme"
         raise UrlRefused(
-            f"{url!r} cannot be fetched: only http:// and https:// addresses are allowed, "
-            f"this one has {shown}."
+            Text("%(url)s is not a valid web address (%(error)s).", url=repr(url), error=str(exc))
+        ) from exc
+    if parts.scheme.lower() not in {"http", "https"}:
+        shown = f"{parts.scheme}://" if parts.scheme else Text("no scheme")
+        raise UrlRefused(
+            Text(
+                "%(url)s cannot be fetched: only http:// and https:// addresses are allowed, "
+                "this one has %(scheme)s.",
+                url=repr(url),
+                scheme=shown,
+            )
         )
     if "@" in parts.netloc:
         raise UrlRefused(
-            "Web addresses with a user name or password in them (user:pass@host) are not "
-            "allowed; use a page that is readable without signing in."
+            Text(
+                "Web addresses with a user name or password in them (user:pass@host) are not "
+                "allowed; use a page that is readable without signing in."
+            )
         )
     if not parts.hostname:
-        raise UrlRefused(f"{url!r} has no host name.")
+        raise UrlRefused(Text("%(url)s has no host name.", url=repr(url)))
     return parts
 
 
-def forbidden_reason(address: IPAddress, *, allow_loopback: bool = False) -> str | None:
+def forbidden_reason(address: IPAddress, *, allow_loopback: bool = False) -> Text | None:
     """Why Loupe must not connect to this address, or None for a public address."""
     if allow_loopback and (
         (isinstance(address, ipaddress.IPv4Address) and address in IPV4_LOOPBACK)
@@ -85,27 +94,27 @@ def forbidden_reason(address: IPAddress, *, allow_loopback: bool = False) -> str
         if reason:
             return reason
     if address.is_unspecified:
-        return "an unspecified address"
+        return Text("an unspecified address")
     if address.is_loopback:
-        return "a loopback address (this machine)"
+        return Text("a loopback address (this machine)")
     if address.is_link_local:
-        return "a link-local address"
+        return Text("a link-local address")
     if address.is_multicast:
-        return "a multicast address"
+        return Text("a multicast address")
     if isinstance(address, ipaddress.IPv4Address) and address in SHARED_ADDRESS_SPACE:
-        return "in the shared address space 100.64.0.0/10 (carrier-grade NAT)"
+        return Text("in the shared address space %(net)s (carrier-grade NAT)", net="100.64.0.0/10")
     if isinstance(address, ipaddress.IPv6Address) and address in NAT64_LOCAL_USE:
-        return "in the local-use NAT64 prefix 64:ff9b:1::/48"
+        return Text("in the local-use NAT64 prefix %(net)s", net="64:ff9b:1::/48")
     if address.is_reserved:
-        return "a reserved address"
+        return Text("a reserved address")
     if address.is_private:
-        return "a private address"
+        return Text("a private address")
     if not address.is_global:
-        return "not a public address"
+        return Text("not a public address")
     return None
 
 
-def _embedded_ipv4_reason(address: ipaddress.IPv6Address) -> str | None:
+def _embedded_ipv4_reason(address: ipaddress.IPv6Address) -> Text | None:
     """IPv6 forms that carry an IPv4 address reach that IPv4 address; judge it instead.
 
     Loopback stays forbidden inside these forms even when URL_ALLOW_LOOPBACK is on: the
@@ -127,7 +136,12 @@ def _embedded_ipv4_reason(address: ipaddress.IPv6Address) -> str | None:
     for form, ipv4 in forms:
         reason = forbidden_reason(ipv4)
         if reason:
-            return f"{ipv4} in {form} form, {reason}"
+            return Text(
+                "%(address)s in %(form)s form, %(reason)s",
+                address=str(ipv4),
+                form=form,
+                reason=reason,
+            )
     return None
 
 
@@ -147,19 +161,27 @@ def check_url(url: str, *, resolve: Resolver | None = None) -> CheckedUrl:
     try:
         infos = resolve(host, port, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError) as exc:
-        raise HostNotFound(f"The host {host} could not be found ({exc}).") from exc
+        raise HostNotFound(
+            Text("The host %(host)s could not be found (%(error)s).", host=host, error=str(exc))
+        ) from exc
     addresses: list[str] = []
     for info in infos:
         raw = str(info[4][0]).split("%", 1)[0]  # drop an IPv6 zone (fe80::1%eth0)
         address = ipaddress.ip_address(raw)
         reason = forbidden_reason(address, allow_loopback=settings.URL_ALLOW_LOOPBACK)
         if reason:
-            shown = host if host == raw else f"{host} (address {raw})"
-            raise UrlRefused(f"Loupe does not fetch {shown}: it is {reason}.")
+            shown = (
+                host
+                if host == raw
+                else Text("%(host)s (address %(address)s)", host=host, address=raw)
+            )
+            raise UrlRefused(
+                Text("Loupe does not fetch %(host)s: it is %(reason)s.", host=shown, reason=reason)
+            )
         if raw not in addresses:
             addresses.append(raw)
     if not addresses:
-        raise HostNotFound(f"The host {host} has no address.")
+        raise HostNotFound(Text("The host %(host)s has no address.", host=host))
     # Quoted for the request line; existing %-escapes and reserved characters stay as they are.
     target = quote(parts.path or "/", safe=URL_SAFE)
     if parts.query:

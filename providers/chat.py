@@ -15,12 +15,15 @@ from billing.services import record_usage
 from providers.errors import ProviderError
 from providers.openai_client import client, describe_error, remote_configured
 from providers.tokens import reported_or_estimated
+from texts import Text
 
 
 @dataclass(frozen=True)
 class ChatReply:
     text: str
     model: str
+    # "stop", or "length" when max_tokens cut the reply off; None when the server omits it.
+    finish_reason: str | None = None
 
 
 def chat_available() -> bool:
@@ -34,12 +37,18 @@ def chat(
     user: User | None,
     temperature: float = 0.1,
     response_format: dict[str, Any] | None = None,
+    max_tokens: int | None = None,
 ) -> ChatReply:
-    """One completion; `response_format` (e.g. a json_schema) is passed on when given."""
+    """One completion; `response_format` (e.g. a json_schema) and `max_tokens` are passed
+    on when given."""
     if not chat_available():
-        raise ProviderError("No chat model is configured (set OPENAI_BASE_URL and CHAT_MODEL).")
+        raise ProviderError(
+            Text("No chat model is configured (set OPENAI_BASE_URL and CHAT_MODEL).")
+        )
     model = settings.CHAT_MODEL
     extra: dict[str, Any] = {"response_format": response_format} if response_format else {}
+    if max_tokens is not None:
+        extra["max_tokens"] = max_tokens
     try:
         response = client().chat.completions.create(
             model=model,
@@ -65,8 +74,8 @@ def chat(
         output_tokens=reported_or_estimated(usage, "completion_tokens", content or ""),
     )
     if content is None:
-        raise ProviderError(f"The chat model {model} returned an empty answer.")
-    return ChatReply(text=content, model=model)
+        raise ProviderError(Text("The chat model %(model)s returned an empty answer.", model=model))
+    return ChatReply(text=content, model=model, finish_reason=response.choices[0].finish_reason)
 
 
 # What a stream can raise while it is read: the client's errors, and a body that is not the
@@ -87,7 +96,9 @@ class ChatStream:
         self, messages: list[dict[str, str]], *, user: User | None, temperature: float = 0.1
     ) -> None:
         if not chat_available():
-            raise ProviderError("No chat model is configured (set OPENAI_BASE_URL and CHAT_MODEL).")
+            raise ProviderError(
+                Text("No chat model is configured (set OPENAI_BASE_URL and CHAT_MODEL).")
+            )
         self.model: str = settings.CHAT_MODEL
         self.usage: Usage | None = None
         self._messages = messages
@@ -135,7 +146,9 @@ class ChatStream:
             self._response.close()  # a reader that stops early hangs up on the provider
             self._record()
         if not self._parts:
-            raise ProviderError(f"The chat model {self.model} returned an empty answer.")
+            raise ProviderError(
+                Text("The chat model %(model)s returned an empty answer.", model=self.model)
+            )
 
     def _record(self) -> None:
         # The provider bills what it generated, whether or not the reader saw all of it.

@@ -15,6 +15,7 @@ from providers import local_e5, local_fuse
 from providers.errors import ProviderError
 from providers.openai_client import client, describe_error, remote_configured
 from providers.tokens import reported_or_estimated
+from texts import Text
 
 # The models that run in-process, offline, by EMBEDDING_MODEL name; without
 # OPENAI_BASE_URL, and unless EMBEDDING_MODEL names another of them, LOCAL_DEFAULT serves.
@@ -120,8 +121,11 @@ def _embed_batch(
         return vectors
     if not remote_configured():
         raise ProviderError(
-            f"The embedding model {model.name} needs OPENAI_BASE_URL; it made the vectors "
-            "searched now. Configure it again, or switch models with manage.py reembed."
+            Text(
+                "The embedding model %(model)s needs OPENAI_BASE_URL; it made the vectors "
+                "searched now. Configure it again, or switch models with manage.py reembed.",
+                model=model.name,
+            )
         )
 
     kwargs: dict = {"model": model.name, "input": texts}
@@ -141,14 +145,23 @@ def _embed_batch(
     vectors = [list(item.embedding) for item in data]
     if len(vectors) != len(texts):
         raise ProviderError(
-            f"The embedding model {model.name} returned {len(vectors)} vectors "
-            f"for {len(texts)} texts."
+            Text(
+                "The embedding model %(model)s returned %(vectors)s vectors for %(texts)s texts.",
+                model=model.name,
+                vectors=len(vectors),
+                texts=len(texts),
+            )
         )
     expected = model.dimensions
     for vector in vectors:
         if expected and len(vector) != expected:
             raise ProviderError(
-                f"The embedding model {model.name} returned {len(vector)} dimensions, but "
-                f"EMBEDDING_DIMENSIONS is {expected}. Fix the setting or the model."
+                Text(
+                    "The embedding model %(model)s returned %(dimensions)s dimensions, but "
+                    "EMBEDDING_DIMENSIONS is %(expected)s. Fix the setting or the model.",
+                    model=model.name,
+                    dimensions=len(vector),
+                    expected=expected,
+                )
             )
     return vectors

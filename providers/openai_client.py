@@ -7,6 +7,17 @@ from functools import lru_cache
 import openai
 from django.conf import settings
 
+from texts import Text
+
+# How a message names each role's model, translated where the message is shown.
+ROLE_MODELS = {
+    "chat": Text("The chat model"),
+    "embedding": Text("The embedding model"),
+    "vision": Text("The vision model"),
+    "speech-to-text": Text("The speech-to-text model"),
+    "text-to-speech": Text("The text-to-speech model"),
+}
+
 
 def remote_configured() -> bool:
     return bool(settings.OPENAI_BASE_URL)
@@ -30,17 +41,28 @@ def client() -> openai.OpenAI:
     )
 
 
-def describe_error(role: str, exc: Exception) -> str:
+def describe_error(role: str, exc: Exception) -> Text:
     """A sentence a person can act on, for any failure of the openai client."""
-    where = settings.OPENAI_BASE_URL
+    named = {
+        "model": ROLE_MODELS.get(role) or Text("The %(role)s model", role=role),
+        "where": settings.OPENAI_BASE_URL,
+    }
     if isinstance(exc, openai.APITimeoutError):
-        return f"The {role} model at {where} did not answer in time; try again later."
+        return Text("%(model)s at %(where)s did not answer in time; try again later.", **named)
     if isinstance(exc, openai.APIConnectionError):
-        return f"The {role} model at {where} cannot be reached; is the server running?"
+        return Text("%(model)s at %(where)s cannot be reached; is the server running?", **named)
     if isinstance(exc, openai.AuthenticationError):
-        return f"The {role} model at {where} refused the API key (OPENAI_API_KEY)."
+        return Text("%(model)s at %(where)s refused the API key (OPENAI_API_KEY).", **named)
     if isinstance(exc, openai.RateLimitError):
-        return f"The {role} model at {where} is rate-limiting requests; try again later."
+        return Text("%(model)s at %(where)s is rate-limiting requests; try again later.", **named)
     if isinstance(exc, openai.APIStatusError):
-        return f"The {role} model at {where} answered with an error (HTTP {exc.status_code})."
-    return f"The {role} model at {where} gave an answer Loupe cannot use ({exc})."
+        return Text(
+            "%(model)s at %(where)s answered with an error (HTTP %(status)s).",
+            status=exc.status_code,
+            **named,
+        )
+    return Text(
+        "%(model)s at %(where)s gave an answer Loupe cannot use (%(error)s).",
+        error=str(exc),
+        **named,
+    )

@@ -16,6 +16,7 @@ from billing.services import record_usage
 from providers import local_whisper
 from providers.errors import ProviderError
 from providers.openai_client import client, describe_error, remote_configured
+from texts import Text
 
 
 @dataclass(frozen=True)
@@ -24,11 +25,11 @@ class Transcript:
     model: str
 
     @property
-    def reader(self) -> str:
+    def reader(self) -> Text:
         """How the source info names the reader: "whisper-base (local)" or "speech model …"."""
         if self.model == local_whisper.MODEL_NAME:
             return local_whisper.READER_NAME
-        return f"speech model {self.model}"
+        return Text("speech model %(model)s", model=self.model)
 
 
 def remote_stt_configured() -> bool:

@@ -24,12 +24,13 @@ from django.contrib.auth.models import User
 from billing.services import record_usage
 from providers.errors import ProviderError
 from providers.openai_client import client, describe_error, remote_configured
+from texts import Text
 
 SAMPLE_RATE = 24_000
 BYTES_PER_SECOND = SAMPLE_RATE * 2  # mono, 16 bit
 SPEAKERS = ("A", "B")
 LOCAL_MODEL_NAME = "local/espeak-ng"
-LOCAL_ENGINE_NAME = "espeak-ng (local)"
+LOCAL_ENGINE_NAME = Text("%(model)s (local)", model="espeak-ng")
 # espeak-ng's voice variants for speakers A and B: a male and a female voice, which sound
 # clearly different in every language espeak-ng speaks.
 ESPEAK_VARIANTS = ("m3", "f3")
@@ -41,11 +42,14 @@ MIN_SECONDS = 0.05
 SENTENCE_END_RE = re.compile(r"[.!?…。！？][\"'”’»)\]]*\s+")
 WHITESPACE_RE = re.compile(r"\s+")
 
-NOT_AVAILABLE = (
-    "Loupe has no speech engine for audio overviews: set OPENAI_BASE_URL and TTS_MODEL "
-    "(and TTS_VOICES) to use a speech model at an API, or install espeak-ng "
-    "(Debian/Ubuntu: apt-get install espeak-ng; ESPEAK_BINARY={binary!r} was not found)."
-)
+
+def not_available(binary: str) -> Text:
+    return Text(
+        "Loupe has no speech engine for audio overviews: set OPENAI_BASE_URL and TTS_MODEL "
+        "(and TTS_VOICES) to use a speech model at an API, or install espeak-ng "
+        "(Debian/Ubuntu: apt-get install espeak-ng; ESPEAK_BINARY=%(binary)s was not found).",
+        binary=repr(binary),
+    )
 
 
 class SpeechUnavailable(ProviderError):
@@ -72,13 +76,13 @@ def espeak_path() -> str | None:
     return shutil.which(settings.ESPEAK_BINARY)
 
 
-def engine_name() -> str:
+def engine_name() -> Text:
     """The engine that would speak now, as people read it; SpeechUnavailable when none."""
     if remote_tts_configured():
-        return f"speech model {settings.TTS_MODEL}"
+        return Text("speech model %(model)s", model=settings.TTS_MODEL)
     if espeak_path():
         return LOCAL_ENGINE_NAME
-    raise SpeechUnavailable(NOT_AVAILABLE.format(binary=settings.ESPEAK_BINARY))
+    raise SpeechUnavailable(not_available(settings.ESPEAK_BINARY))
 
 
 def split_text(text: str, *, limit: int) -> list[str]:
@@ -115,7 +119,7 @@ def speak(text: str, *, speaker: str, language: str, user: User | None) -> Speec
         return _speak_remote(text, voice=settings.TTS_VOICES[index], user=user)
     binary = espeak_path()
     if binary is None:
-        raise SpeechUnavailable(NOT_AVAILABLE.format(binary=settings.ESPEAK_BINARY))
+        raise SpeechUnavailable(not_available(settings.ESPEAK_BINARY))
     return _speak_local(
         text, binary=binary, variant=ESPEAK_VARIANTS[index], language=language, user=user
     )
@@ -168,7 +172,7 @@ def espeak_voice_files(binary: str) -> frozenset[str]:
             [binary, "--voices"], capture_output=True, timeout=30, check=True
         ).stdout.decode(errors="replace")
     except (OSError, subprocess.SubprocessError) as exc:
-        raise SpeechUnavailable(NOT_AVAILABLE.format(binary=binary)) from exc
+        raise SpeechUnavailable(not_available(binary)) from exc
     names = set()
     for line in listing.splitlines()[1:]:
         columns = line.split()
@@ -185,8 +189,11 @@ def espeak_voice(binary: str, language: str, variant: str) -> str:
         if name in available:
             return f"{name}+{variant}"
     raise ProviderError(
-        f"espeak-ng has no voice for the language {language!r}. Set OPENAI_BASE_URL and "
-        "TTS_MODEL to use a speech model at an API, or choose another language."
+        Text(
+            "espeak-ng has no voice for the language %(language)s. Set OPENAI_BASE_URL and "
+            "TTS_MODEL to use a speech model at an API, or choose another language.",
+            language=repr(language),
+        )
     )
 
 
@@ -212,7 +219,7 @@ def _speak_local(
                 f"{len(text)} characters."
             ) from exc
         except OSError as exc:
-            raise SpeechUnavailable(NOT_AVAILABLE.format(binary=binary)) from exc
+            raise SpeechUnavailable(not_available(binary)) from exc
         if result.returncode != 0 or not target.exists():
             message = result.stderr.decode(errors="replace").strip()[:300] or "no message"
             raise ProviderError(f"espeak-ng failed with the voice {voice} ({message}).")

@@ -19,6 +19,7 @@ from providers import local_ocr
 from providers.errors import ProviderError
 from providers.openai_client import client, describe_error, remote_configured
 from providers.tokens import reported_or_estimated
+from texts import Text
 
 # Vision APIs scale larger images down to about this anyway; sending more only costs bandwidth.
 REMOTE_MAX_SIDE = 2048
@@ -38,21 +39,21 @@ class VisionResult:
     model: str
 
     @property
-    def reader(self) -> str:
+    def reader(self) -> Text | str:
         """How the source info names the reader: "rapidocr" or "vision model <name>"."""
         if self.model == local_ocr.MODEL_NAME:
             return local_ocr.READER_NAME
-        return f"vision model {self.model}"
+        return Text("vision model %(model)s", model=self.model)
 
 
 def remote_vision_configured() -> bool:
     return remote_configured() and bool(settings.VISION_MODEL)
 
 
-def active_reader() -> str:
+def active_reader() -> Text | str:
     """The reader name a call would use now, for messages written before any call."""
     if remote_vision_configured():
-        return f"vision model {settings.VISION_MODEL}"
+        return Text("vision model %(model)s", model=settings.VISION_MODEL)
     return local_ocr.READER_NAME
 
 
@@ -74,11 +75,15 @@ def _open(data: bytes) -> Image.Image:
         picture.load()
     except Image.DecompressionBombError as exc:
         raise ProviderError(
-            f"The image has more pixels than Loupe reads ({settings.IMAGE_MAX_PIXELS}, "
-            "IMAGE_MAX_PIXELS)."
+            Text(
+                "The image has more pixels than Loupe reads (%(max)s, IMAGE_MAX_PIXELS).",
+                max=settings.IMAGE_MAX_PIXELS,
+            )
         ) from exc
     except (OSError, SyntaxError, ValueError) as exc:
-        raise ProviderError(f"The image could not be decoded ({exc}).") from exc
+        raise ProviderError(
+            Text("The image could not be decoded (%(error)s).", error=str(exc))
+        ) from exc
     return picture
 
 

@@ -24,6 +24,8 @@ from providers.chat import chat
 from providers.tokens import estimate_tokens
 from retrieval.search import Hit
 from retrieval.services import search
+from sharing import access
+from texts import Text
 
 
 class GenerationFailed(Exception):
@@ -47,11 +49,14 @@ class Inputs:
 
 def input_sources(notebook: Notebook) -> list[Source]:
     """The notebook's ready sources a generator may read: never a generated document."""
-    return list(
-        notebook.sources.filter(status=Source.Status.READY)
-        .exclude(kind=Source.Kind.GENERATED)
-        .order_by("notebooksource__added_at", "id")
+    links = (
+        access.notebook_links(notebook)
+        .filter(source__status=Source.Status.READY)
+        .exclude(source__kind=Source.Kind.GENERATED)
+        .select_related("source")
+        .order_by("added_at", "id")
     )
+    return [link.source for link in links]
 
 
 def gather(*, notebook: Notebook, user: User, focus: str) -> Inputs:
@@ -60,8 +65,10 @@ def gather(*, notebook: Notebook, user: User, focus: str) -> Inputs:
     sources = input_sources(notebook)
     if not sources:
         raise GenerationFailed(
-            "This notebook has no ready sources to generate from (generated documents do "
-            "not count). Add a document and wait until it is ready."
+            Text(
+                "This notebook has no ready sources to generate from (generated documents do "
+                "not count). Add a document and wait until it is ready."
+            )
         )
     model = embeddings.active()
     vector = embeddings.embed_query(focus, user=user, model=model)
@@ -74,6 +81,7 @@ def gather(*, notebook: Notebook, user: User, focus: str) -> Inputs:
             k=settings.GENERATION_CHUNKS_PER_SOURCE,
             source_id=source.pk,
             model=model.name,
+            reader=user.pk,
         )
     # Each source's passages in reading order, so a document follows the text.
     hits.sort(key=lambda hit: (sources.index(hit.chunk.source), hit.chunk.ordinal))
@@ -148,9 +156,13 @@ def fit_material(
             on_progress(len(groups), len(groups))
         blocks = notes
     raise GenerationFailed(
-        f"The sources do not fit the generator's input budget (GENERATION_INPUT_TOKENS = "
-        f"{budget}) even after condensing them {MAX_ROUNDS} times; raise the budget or "
-        "generate from fewer sources."
+        Text(
+            "The sources do not fit the generator's input budget (GENERATION_INPUT_TOKENS = "
+            "%(budget)s) even after condensing them %(rounds)s times; raise the budget or "
+            "generate from fewer sources.",
+            budget=budget,
+            rounds=MAX_ROUNDS,
+        )
     )
 
 

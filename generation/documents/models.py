@@ -56,6 +56,8 @@ class GeneratedDocument(models.Model):
     progress_done = models.PositiveIntegerField(default=0)
     progress_total = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True)
+    # Its msgid and parameters, for the reader's language (texts/__init__.py).
+    error_i18n = models.JSONField(null=True, blank=True, editable=False)
     mode = models.CharField(max_length=20, choices=Mode.choices, blank=True)
     # "" until made: then the language it was written in (the user's pick, else the sources').
     language = models.CharField(max_length=8, blank=True)
@@ -69,6 +71,7 @@ class GeneratedDocument(models.Model):
     audio = models.FileField(upload_to=audio_upload_path, max_length=500, blank=True)
     audio_seconds = models.FloatField(null=True, blank=True)
     audio_engine = models.CharField(max_length=100, blank=True)
+    audio_engine_i18n = models.JSONField(null=True, blank=True, editable=False)
     # The searchable copy: a Source of kind "generated" in the notebook, once indexed.
     source = models.OneToOneField(
         Source, null=True, blank=True, on_delete=models.SET_NULL, related_name="generated_from"

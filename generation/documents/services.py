@@ -15,7 +15,7 @@ from django.core.files.base import ContentFile
 from django.db import transaction
 from django.utils import translation
 
-from billing.services import credit_spent_message, has_credit, usage_for
+from billing.services import credit_spent_text, has_credit, usage_for
 from generation.documents import svg
 from generation.documents.inputs import (
     GenerationFailed,
@@ -34,6 +34,7 @@ from notebooks.models import Notebook, NotebookSource
 from providers.chat import chat_available
 from providers.errors import ProviderError
 from providers.tokens import estimate_tokens
+from texts import Text, assign, message_of
 
 logger = logging.getLogger(__name__)
 
@@ -131,20 +132,26 @@ def generate_document(*, document_id: int, raise_transient: bool = False) -> Gen
             _index(document)
         return document
     if not has_credit(document.owner):
-        _fail(document, credit_spent_message())
+        _fail(document, credit_spent_text())
         return document
     try:
         with usage_for(notebook_id=document.notebook_id):
             _make(document)
     except (GenerationFailed, ProviderError) as exc:
         if raise_transient and isinstance(exc, ProviderError) and exc.transient:
-            _queue_again(document, str(exc))
+            _queue_again(document, message_of(exc))
             raise
-        _fail(document, str(exc))
+        _fail(document, message_of(exc))
         return document
     except Exception as exc:
         logger.exception("generating document %s failed", document.pk)
-        _fail(document, f"Generating failed unexpectedly ({type(exc).__name__}: {exc}).")
+        _fail(
+            document,
+            Text(
+                "Generating failed unexpectedly (%(error)s).",
+                error=f"{type(exc).__name__}: {exc}",
+            ),
+        )
         return document
     _index(document)
     return document
@@ -172,9 +179,13 @@ def _make(document: GeneratedDocument) -> None:
             parse_data(data, kind, len(inputs.hits))
         except InvalidOutput as exc:
             raise GenerationFailed(
-                f"The sources hold too little for an extractive {document.get_kind_display()} "
-                f"without a chat model ({exc}); configure a chat model (OPENAI_BASE_URL and "
-                "CHAT_MODEL) or add longer sources."
+                Text(
+                    "The sources hold too little for an extractive %(kind)s without a chat "
+                    "model (%(error)s); configure a chat model (OPENAI_BASE_URL and CHAT_MODEL) "
+                    "or add longer sources.",
+                    kind=_kind_name(document),
+                    error=str(exc),
+                )
             ) from exc
         model, mode = "", GeneratedDocument.Mode.EXTRACTIVE
     data, citations = cite(data, inputs.hits)
@@ -214,8 +225,12 @@ def _written(
     budget = settings.GENERATION_INPUT_TOKENS - schema_tokens
     if budget < 200:
         raise GenerationFailed(
-            f"GENERATION_INPUT_TOKENS ({settings.GENERATION_INPUT_TOKENS}) leaves no room for "
-            f"the material of a {document.kind} after its instructions; raise it."
+            Text(
+                "GENERATION_INPUT_TOKENS (%(budget)s) leaves no room for the material of a "
+                "%(kind)s after its instructions; raise it.",
+                budget=settings.GENERATION_INPUT_TOKENS,
+                kind=document.kind,
+            )
         )
 
     def report(done: int, total: int) -> None:
@@ -250,12 +265,14 @@ def _speak(document: GeneratedDocument, data: dict[str, Any], language: str) -> 
     try:
         spoken = synthesize_dialogue(turns, language=language, user=document.owner)
     except ValueError as exc:
-        raise GenerationFailed(f"The script cannot be spoken: {exc}.") from exc
+        raise GenerationFailed(
+            Text("The script cannot be spoken: %(error)s.", error=message_of(exc))
+        ) from exc
     if document.audio:
         document.audio.delete(save=False)
     document.audio.save(f"overview-{document.pk}.mp3", ContentFile(spoken.mp3), save=False)
     document.audio_seconds = round(spoken.seconds, 2)
-    document.audio_engine = spoken.engine
+    assign(document, "audio_engine", spoken.engine)
 
 
 def _index(document: GeneratedDocument) -> None:
@@ -284,7 +301,9 @@ def _index(document: GeneratedDocument) -> None:
         )
         source.file.save(filename, ContentFile(text.encode()), save=False)
         source.save()
-        NotebookSource.objects.get_or_create(notebook=document.notebook, source=source)
+        NotebookSource.objects.create(
+            notebook=document.notebook, source=source, added_by=document.owner
+        )
         document.source = source
         document.save(update_fields=["source", "updated_at"])
     try:
@@ -302,18 +321,27 @@ def _progress(document: GeneratedDocument, *, stage: str, done: int = 0, total: 
     document.stage, document.progress_done, document.progress_total = stage, done, total
 
 
-def _queue_again(document: GeneratedDocument, message: str) -> None:
+def _queue_again(document: GeneratedDocument, message: Text | str) -> None:
     document.status = GeneratedDocument.Status.QUEUED
-    document.error = f"{message} Loupe will try again shortly."
+    error = assign(
+        document, "error", Text("%(message)s Loupe will try again shortly.", message=message)
+    )
     document.stage = GeneratedDocument.Stage.NONE
-    document.save(update_fields=["status", "error", "stage", "updated_at"])
+    document.save(update_fields=["status", *error, "stage", "updated_at"])
 
 
-def _fail(document: GeneratedDocument, message: str) -> None:
+def _fail(document: GeneratedDocument, message: Text | str) -> None:
     document.status = GeneratedDocument.Status.FAILED
-    document.error = message
+    error = assign(document, "error", message)
     document.stage = GeneratedDocument.Stage.NONE
-    document.save(update_fields=["status", "error", "stage", "updated_at"])
+    document.save(update_fields=["status", *error, "stage", "updated_at"])
+
+
+def _kind_name(document: GeneratedDocument) -> Text:
+    """The kind's name ("Report"), stored in English and shown in the reader's language:
+    the model's choice labels are in the catalogue."""
+    with translation.override("en"):
+        return Text(str(document.get_kind_display()))
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from django.contrib.auth.models import User
 from generation.documents.inputs import GenerationFailed
 from providers.chat import chat
 from providers.tokens import estimate_tokens
+from texts import Text
 
 FENCE_RE = re.compile(r"^\s*```(?:json)?\s*\n?(.*?)\n?```\s*$", re.DOTALL)
 
@@ -78,8 +79,12 @@ def generate_json(
         # fit_material keeps the material within the budget; the schema and instructions
         # come on top, and a prompt is never sent over it.
         raise GenerationFailed(
-            f"The generator's prompt needs about {needed} tokens, more than "
-            f"GENERATION_INPUT_TOKENS ({budget})."
+            Text(
+                "The generator's prompt needs about %(needed)s tokens, more than "
+                "GENERATION_INPUT_TOKENS (%(budget)s).",
+                needed=needed,
+                budget=budget,
+            )
         )
     response_format = None
     if settings.GENERATION_RESPONSE_FORMAT == "json_schema":
@@ -105,6 +110,12 @@ def generate_json(
         return StructuredReply(parse(reply.text, schema, check), reply.model, repaired=True)
     except InvalidOutput as exc:
         raise GenerationFailed(
-            f"The chat model {reply.model} did not return a valid {name} twice (first "
-            f"{first_error}; then {exc})."
+            Text(
+                "The chat model %(model)s did not return a valid %(kind)s twice (first "
+                "%(first)s; then %(then)s).",
+                model=reply.model,
+                kind=name,
+                first=str(first_error),
+                then=str(exc),
+            )
         ) from exc

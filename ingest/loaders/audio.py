@@ -19,6 +19,7 @@ from django.contrib.auth.models import User
 
 from ingest.passages import LoaderError, Passage
 from providers import stt
+from texts import Text
 
 MIB = 1024 * 1024
 SENT_AS_UPLOADED = {"mp3", "wav"}
@@ -64,8 +65,10 @@ def ffmpeg_exe() -> str:
         import imageio_ffmpeg
     except ImportError as exc:
         raise LoaderError(
-            "Loupe cannot convert recordings: the imageio-ffmpeg package is not installed "
-            "(requirements.txt)."
+            Text(
+                "Loupe cannot convert recordings: the imageio-ffmpeg package is not installed "
+                "(requirements.txt)."
+            )
         ) from exc
     return imageio_ffmpeg.get_ffmpeg_exe()
 
@@ -80,8 +83,11 @@ def _ffmpeg(*args: str) -> subprocess.CompletedProcess[bytes]:
         )
     except subprocess.TimeoutExpired as exc:
         raise LoaderError(
-            f"Reading this recording took longer than {settings.AUDIO_CONVERT_TIMEOUT_SECONDS:.0f} "
-            "seconds (AUDIO_CONVERT_TIMEOUT_SECONDS)."
+            Text(
+                "Reading this recording took longer than %(max)s seconds "
+                "(AUDIO_CONVERT_TIMEOUT_SECONDS).",
+                max=f"{settings.AUDIO_CONVERT_TIMEOUT_SECONDS:.0f}",
+            )
         ) from exc
 
 
@@ -104,15 +110,20 @@ def duration_seconds(path: Path) -> float:
         return _seconds(match)
     if b"Audio:" not in probe.stderr:
         raise LoaderError(
-            f"This file could not be read as a recording ({_ffmpeg_error(probe.stderr)}). "
-            "Is it damaged?"
+            Text(
+                "This file could not be read as a recording (%(error)s). Is it damaged?",
+                error=_ffmpeg_error(probe.stderr),
+            )
         )
     # Recordings streamed from a browser (WebM) often carry no duration: decode to count it.
     decoded = _ffmpeg("-i", str(path), "-vn", "-f", "null", "-")
     times = list(DECODED_TIME_RE.finditer(decoded.stderr))
     if decoded.returncode != 0 or not times:
         raise LoaderError(
-            f"This recording could not be decoded ({_ffmpeg_error(decoded.stderr)}). Is it damaged?"
+            Text(
+                "This recording could not be decoded (%(error)s). Is it damaged?",
+                error=_ffmpeg_error(decoded.stderr),
+            )
         )
     return _seconds(times[-1])
 
@@ -151,8 +162,11 @@ def convert(path: Path, *, seconds: float) -> Path:
     if result.returncode != 0 or not partial.exists() or not partial.stat().st_size:
         partial.unlink(missing_ok=True)
         raise LoaderError(
-            f"This recording could not be converted for transcription "
-            f"({_ffmpeg_error(result.stderr)}). Is it damaged?"
+            Text(
+                "This recording could not be converted for transcription (%(error)s). "
+                "Is it damaged?",
+                error=_ffmpeg_error(result.stderr),
+            )
         )
     partial.replace(target)
     return target
@@ -169,8 +183,12 @@ def prepare(path: Path) -> Prepared:
     size = path.stat().st_size
     if size > settings.AUDIO_MAX_BYTES:
         raise LoaderError(
-            f"This recording is {size / MIB:.1f} MiB; Loupe reads recordings up to "
-            f"{settings.AUDIO_MAX_BYTES / MIB:.0f} MiB (AUDIO_MAX_BYTES)."
+            Text(
+                "This recording is %(size)s MiB; Loupe reads recordings up to %(max)s MiB "
+                "(AUDIO_MAX_BYTES).",
+                size=f"{size / MIB:.1f}",
+                max=f"{settings.AUDIO_MAX_BYTES / MIB:.0f}",
+            )
         )
     with path.open("rb") as file:
         kind = container(file.read(64))
@@ -182,9 +200,12 @@ def prepare(path: Path) -> Prepared:
     size = converted.stat().st_size
     if size > settings.AUDIO_TRANSCRIBED_MAX_BYTES:
         raise LoaderError(
-            f"This recording is {size / MIB:.1f} MiB even as mono 16 kHz MP3; Loupe "
-            f"transcribes up to {settings.AUDIO_TRANSCRIBED_MAX_BYTES / MIB:.0f} MiB "
-            "(AUDIO_TRANSCRIBED_MAX_BYTES). Split it and upload the parts."
+            Text(
+                "This recording is %(size)s MiB even as mono 16 kHz MP3; Loupe transcribes up "
+                "to %(max)s MiB (AUDIO_TRANSCRIBED_MAX_BYTES). Split it and upload the parts.",
+                size=f"{size / MIB:.1f}",
+                max=f"{settings.AUDIO_TRANSCRIBED_MAX_BYTES / MIB:.0f}",
+            )
         )
     seconds = duration_seconds(converted)
     _check_length(seconds)
@@ -194,9 +215,12 @@ def prepare(path: Path) -> Prepared:
 def _check_length(seconds: float) -> None:
     if seconds > settings.AUDIO_MAX_SECONDS:
         raise LoaderError(
-            f"This recording lasts {_clock(seconds)}; Loupe transcribes up to "
-            f"{_clock(settings.AUDIO_MAX_SECONDS)} (AUDIO_MAX_SECONDS). Split it and upload "
-            "the parts."
+            Text(
+                "This recording lasts %(length)s; Loupe transcribes up to %(max)s "
+                "(AUDIO_MAX_SECONDS). Split it and upload the parts.",
+                length=_clock(seconds),
+                max=_clock(settings.AUDIO_MAX_SECONDS),
+            )
         )
 
 
@@ -205,12 +229,15 @@ def _clock(seconds: float) -> str:
     return f"{whole // 3600}:{whole % 3600 // 60:02d}:{whole % 60:02d}"
 
 
-def load(path: Path, *, user: User | None = None) -> tuple[list[Passage], str]:
+def load(path: Path, *, user: User | None = None) -> tuple[list[Passage], Text | str]:
     """The words spoken in the recording, and the reader that transcribed them."""
     prepared = prepare(path)
     transcript = stt.transcribe(prepared.path, seconds=prepared.seconds, user=user)
     if not transcript.text.strip():
         raise LoaderError(
-            f"No speech found in this recording (transcribed by {transcript.reader})."
+            Text(
+                "No speech found in this recording (transcribed by %(reader)s).",
+                reader=transcript.reader,
+            )
         )
     return [Passage(text=transcript.text, page=None)], transcript.reader

@@ -13,8 +13,9 @@ from pathlib import Path
 import trafilatura
 
 from ingest.passages import LoaderError, Passage
+from texts import Text
 
-READER = "web page (trafilatura)"
+READER = Text("web page (%(extractor)s)", extractor="trafilatura")
 
 
 @dataclass(frozen=True)
@@ -38,12 +39,16 @@ def extract(content: bytes, *, charset: str = "") -> WebPage:
             html, with_metadata=True, include_comments=False, include_tables=True
         )
     except Exception as exc:  # lxml raises a handful of types for malformed documents
-        raise LoaderError(f"This web page could not be read as HTML ({exc}).") from exc
+        raise LoaderError(
+            Text("This web page could not be read as HTML (%(error)s).", error=str(exc))
+        ) from exc
     text = (getattr(document, "text", None) or "").replace("\x00", "").strip()
     title = " ".join((getattr(document, "title", None) or "").split())
     if not text:
         raise LoaderError(
-            "No main text was found on this web page: it may be empty, made only of "
-            "navigation, or built by JavaScript in the browser (which Loupe does not run)."
+            Text(
+                "No main text was found on this web page: it may be empty, made only of "
+                "navigation, or built by JavaScript in the browser (which Loupe does not run)."
+            )
         )
     return WebPage(title=title, passages=[Passage(text=text, page=None)])

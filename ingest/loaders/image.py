@@ -17,6 +17,7 @@ from PIL import Image
 
 from ingest.passages import LoaderError, Passage
 from providers import vision
+from texts import Text
 
 logger = logging.getLogger(__name__)
 
@@ -53,12 +54,19 @@ def open_image(path: Path) -> Image.Image:
     size = path.stat().st_size
     if size > settings.IMAGE_MAX_BYTES:
         raise LoaderError(
-            f"This image is {size / (1024 * 1024):.1f} MiB; Loupe reads images up to "
-            f"{settings.IMAGE_MAX_BYTES / (1024 * 1024):.0f} MiB (IMAGE_MAX_BYTES)."
+            Text(
+                "This image is %(size)s MiB; Loupe reads images up to %(max)s MiB "
+                "(IMAGE_MAX_BYTES).",
+                size=f"{size / (1024 * 1024):.1f}",
+                max=f"{settings.IMAGE_MAX_BYTES / (1024 * 1024):.0f}",
+            )
         )
     too_many_pixels = LoaderError(
-        f"This image has more than {settings.IMAGE_MAX_PIXELS:,} pixels, the most Loupe reads "
-        "(IMAGE_MAX_PIXELS). Scale it down and upload it again."
+        Text(
+            "This image has more than %(max)s pixels, the most Loupe reads (IMAGE_MAX_PIXELS). "
+            "Scale it down and upload it again.",
+            max=f"{settings.IMAGE_MAX_PIXELS:,}",
+        )
     )
     # Pillow refuses to open more than twice this many pixels: a decompression bomb, a small
     # file that unpacks to gigabytes.
@@ -79,7 +87,10 @@ def open_image(path: Path) -> Image.Image:
         raise
     except Exception as exc:  # Pillow raises many types for damaged files
         raise LoaderError(
-            f"This file could not be read as an image ({exc}). Is it damaged?"
+            Text(
+                "This file could not be read as an image (%(error)s). Is it damaged?",
+                error=str(exc),
+            )
         ) from exc
     return image
 
@@ -103,7 +114,7 @@ def page_count(picture: Image.Image) -> int:
 
 def load(
     path: Path, *, user: User | None = None, on_progress: PageProgress | None = None
-) -> tuple[list[Passage], int | None, str]:
+) -> tuple[list[Passage], int | None, Text | str]:
     """The image's text (and, from a vision model, its description), its page count (None
     but for a multi-page TIFF) and the reader used."""
     with open_image(path) as image:
@@ -112,18 +123,26 @@ def load(
             return load_pages(image, pages, user=user, on_progress=on_progress)
         result = vision.read_image(image, user=user)
     if not result.text.strip():
-        raise LoaderError(f"No text could be read from this image (read by {result.reader}).")
+        raise LoaderError(
+            Text(
+                "No text could be read from this image (read by %(reader)s).", reader=result.reader
+            )
+        )
     return [Passage(text=result.text, page=None)], None, result.reader
 
 
 def load_pages(
     image: Image.Image, pages: int, *, user: User | None, on_progress: PageProgress | None
-) -> tuple[list[Passage], int, str]:
+) -> tuple[list[Passage], int, Text | str]:
     """Every page of a multi-page TIFF as a passage of its own, within the caps."""
     if pages > settings.PDF_VISION_MAX_PAGES:
         raise LoaderError(
-            f"This TIFF has {pages} pages; Loupe reads at most {settings.PDF_VISION_MAX_PAGES} "
-            "pages as images per upload (PDF_VISION_MAX_PAGES). Split it into smaller files."
+            Text(
+                "This TIFF has %(pages)s pages; Loupe reads at most %(max)s pages as images per "
+                "upload (PDF_VISION_MAX_PAGES). Split it into smaller files.",
+                pages=pages,
+                max=settings.PDF_VISION_MAX_PAGES,
+            )
         )
     passages: list[Passage] = []
     blank = 0
@@ -135,8 +154,12 @@ def load_pages(
             # Pillow checks only the first page against its pixel limit.
             if width * height > settings.IMAGE_MAX_PIXELS:
                 raise LoaderError(
-                    f"Page {number} of this TIFF has more than {settings.IMAGE_MAX_PIXELS:,} "
-                    "pixels, the most Loupe reads (IMAGE_MAX_PIXELS)."
+                    Text(
+                        "Page %(page)s of this TIFF has more than %(max)s pixels, the most "
+                        "Loupe reads (IMAGE_MAX_PIXELS).",
+                        page=number,
+                        max=f"{settings.IMAGE_MAX_PIXELS:,}",
+                    )
                 )
             page = image.copy()
         except LoaderError:
@@ -154,16 +177,33 @@ def load_pages(
         if on_progress is not None:
             on_progress(number, pages, True)
     if not passages:
-        raise LoaderError(
-            f"No text could be read from any of this TIFF's {pages} pages (read by {reader}"
-            + (f"; {blank} blank, not sent to it" if blank else "")
-            + ")."
-        )
-    return passages, pages, reader + blank_note(blank)
+        if blank:
+            unread = Text(
+                "No text could be read from any of this TIFF's %(pages)s pages (read by "
+                "%(reader)s; %(blank)s blank, not sent to it).",
+                pages=pages,
+                reader=reader,
+                blank=blank,
+            )
+        else:
+            unread = Text(
+                "No text could be read from any of this TIFF's %(pages)s pages (read by "
+                "%(reader)s).",
+                pages=pages,
+                reader=reader,
+            )
+        raise LoaderError(unread)
+    return passages, pages, with_blank_note(reader, blank)
 
 
-def blank_note(blank: int) -> str:
-    """What the source info adds about blank pages that no reader was asked to read."""
+def with_blank_note(reader: Text | str, blank: int) -> Text | str:
+    """The reader, and what the source info adds about blank pages no reader was asked to
+    read."""
     if not blank:
-        return ""
-    return f"; {blank} blank {'page' if blank == 1 else 'pages'} skipped"
+        return reader
+    return Text.counted(
+        "%(reader)s; %(count)s blank page skipped",
+        "%(reader)s; %(count)s blank pages skipped",
+        blank,
+        reader=reader,
+    )

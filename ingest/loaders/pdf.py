@@ -21,9 +21,10 @@ from PIL import Image
 from pypdf import PdfReader
 from pypdf.errors import FileNotDecryptedError, PdfReadError
 
-from ingest.loaders.image import blank_note, is_blank
+from ingest.loaders.image import is_blank, with_blank_note
 from ingest.passages import LoaderError, Passage
 from providers import vision
+from texts import Text
 
 logger = logging.getLogger(__name__)
 
@@ -31,7 +32,7 @@ MIN_VISIBLE_CHARS = 20
 MIN_LETTER_SHARE = 0.6
 
 CAPTURE_MODES = ("text", "vision", "auto")
-TEXT_READER = "pypdf text layer"
+TEXT_READER = Text("pypdf text layer")
 RENDER_DPI = 150
 # A poster-sized page at 150 dpi would need gigabytes; such pages are rendered smaller.
 RENDER_MAX_PIXELS = 25_000_000
@@ -65,19 +66,26 @@ def open_reader(path: Path) -> PdfReader:
                 opened = reader.decrypt("")
             except (NotImplementedError, PdfReadError) as exc:
                 raise LoaderError(
-                    f"This PDF is encrypted in a way Loupe cannot open ({exc}). "
-                    "Upload a copy without password protection."
+                    Text(
+                        "This PDF is encrypted in a way Loupe cannot open (%(error)s). "
+                        "Upload a copy without password protection.",
+                        error=str(exc),
+                    )
                 ) from exc
             if not opened:
                 raise LoaderError(
-                    "This PDF is protected by a password. Upload a copy without password "
-                    "protection (for example, print it to a new PDF)."
+                    Text(
+                        "This PDF is protected by a password. Upload a copy without password "
+                        "protection (for example, print it to a new PDF)."
+                    )
                 )
         return reader
     except LoaderError:
         raise
     except Exception as exc:  # pypdf raises many types for damaged files
-        raise LoaderError(f"This file could not be read as a PDF ({exc}). Is it damaged?") from exc
+        raise LoaderError(
+            Text("This file could not be read as a PDF (%(error)s). Is it damaged?", error=str(exc))
+        ) from exc
 
 
 def count_pages(reader: PdfReader) -> int:
@@ -85,16 +93,22 @@ def count_pages(reader: PdfReader) -> int:
         page_count = len(reader.pages)
     except FileNotDecryptedError as exc:
         raise LoaderError(
-            "This PDF is protected by a password; upload an unprotected copy."
+            Text("This PDF is protected by a password; upload an unprotected copy.")
         ) from exc
     except Exception as exc:
-        raise LoaderError(f"The PDF's page list is damaged ({exc}).") from exc
+        raise LoaderError(
+            Text("The PDF's page list is damaged (%(error)s).", error=str(exc))
+        ) from exc
     if page_count == 0:
-        raise LoaderError("This PDF has no pages.")
+        raise LoaderError(Text("This PDF has no pages."))
     if page_count > settings.PDF_MAX_PAGES:
         raise LoaderError(
-            f"This PDF has {page_count} pages; Loupe reads at most {settings.PDF_MAX_PAGES} "
-            "pages per PDF (PDF_MAX_PAGES). Split it into smaller files."
+            Text(
+                "This PDF has %(pages)s pages; Loupe reads at most %(max)s pages per PDF "
+                "(PDF_MAX_PAGES). Split it into smaller files.",
+                pages=page_count,
+                max=settings.PDF_MAX_PAGES,
+            )
         )
     return page_count
 
@@ -128,7 +142,7 @@ def load(
     capture: str = "text",
     user: User | None = None,
     on_progress: PageProgress | None = None,
-) -> tuple[list[Passage], int, str]:
+) -> tuple[list[Passage], int, Text | str]:
     """The passages of a PDF, its page count, and which reader produced the text.
 
     `on_progress` hears of every page read. A page whose text layer is not legible counts
@@ -137,7 +151,11 @@ def load(
     """
     if capture not in CAPTURE_MODES:
         raise LoaderError(
-            f"Unknown PDF capture mode {capture!r}; use one of {', '.join(CAPTURE_MODES)}."
+            Text(
+                "Unknown PDF capture mode %(mode)s; use one of %(modes)s.",
+                mode=repr(capture),
+                modes=", ".join(CAPTURE_MODES),
+            )
         )
     reader = open_reader(path)
     page_count = count_pages(reader)
@@ -153,22 +171,35 @@ def load(
     if capture == "text":
         if not texts:
             raise LoaderError(
-                f"None of this PDF's {page_count} pages has a readable text layer (capture "
-                "mode 'text'): it is probably scanned or made of images. Add it with the "
-                "capture mode 'auto' or 'vision' to read its pages as images."
+                Text(
+                    "None of this PDF's %(pages)s pages has a readable text layer (capture "
+                    "mode 'text'): it is probably scanned or made of images. Add it with the "
+                    "capture mode 'auto' or 'vision' to read its pages as images.",
+                    pages=page_count,
+                )
             )
         passages = [Passage(text=text, page=number) for number, text in texts.items()]
         return passages, page_count, TEXT_READER
 
     to_read = [number for number in range(1, page_count + 1) if number not in texts]
     if len(to_read) > settings.PDF_VISION_MAX_PAGES:
-        which = "pages" if capture == "vision" else "pages without a readable text layer"
-        raise LoaderError(
-            f"This PDF has {len(to_read)} {which} to read as images; Loupe reads at most "
-            f"{settings.PDF_VISION_MAX_PAGES} such pages per upload (PDF_VISION_MAX_PAGES). "
-            "Split it into smaller files"
-            + (", or add it with the capture mode 'text'." if capture == "auto" else ".")
-        )
+        if capture == "auto":
+            too_many = Text(
+                "This PDF has %(pages)s pages without a readable text layer to read as "
+                "images; Loupe reads at most %(max)s such pages per upload "
+                "(PDF_VISION_MAX_PAGES). Split it into smaller files, or add it with the "
+                "capture mode 'text'.",
+                pages=len(to_read),
+                max=settings.PDF_VISION_MAX_PAGES,
+            )
+        else:
+            too_many = Text(
+                "This PDF has %(pages)s pages to read as images; Loupe reads at most %(max)s "
+                "such pages per upload (PDF_VISION_MAX_PAGES). Split it into smaller files.",
+                pages=len(to_read),
+                max=settings.PDF_VISION_MAX_PAGES,
+            )
+        raise LoaderError(too_many)
     seen: dict[int, str] = {}
     blank: list[int] = []
     vision_reader = vision.active_reader()
@@ -188,20 +219,39 @@ def load(
         report(len(texts) + position[number], by_vision=True)
     report(page_count)
     if not texts and not seen:
-        raise LoaderError(
-            f"No text could be read from any of this PDF's {page_count} pages (capture mode "
-            f"'{capture}', read by {vision_reader}"
-            + (f"; {len(blank)} blank, not sent to it" if blank else "")
-            + "): its pages look blank or hold pictures without words."
-        )
+        if blank:
+            unread = Text(
+                "No text could be read from any of this PDF's %(pages)s pages (capture mode "
+                "'%(mode)s', read by %(reader)s; %(blank)s blank, not sent to it): its pages "
+                "look blank or hold pictures without words.",
+                pages=page_count,
+                mode=capture,
+                reader=vision_reader,
+                blank=len(blank),
+            )
+        else:
+            unread = Text(
+                "No text could be read from any of this PDF's %(pages)s pages (capture mode "
+                "'%(mode)s', read by %(reader)s): its pages look blank or hold pictures "
+                "without words.",
+                pages=page_count,
+                mode=capture,
+                reader=vision_reader,
+            )
+        raise LoaderError(unread)
     passages = [Passage(text=text, page=number) for number, text in sorted((texts | seen).items())]
-    note = blank_note(len(blank))
     if not texts:
-        return passages, page_count, vision_reader + note
+        return passages, page_count, with_blank_note(vision_reader, len(blank))
     if not seen:
-        return passages, page_count, TEXT_READER + note
-    pages = "page" if len(seen) == 1 else "pages"
-    return passages, page_count, f"{TEXT_READER} + {vision_reader} ({len(seen)} {pages}){note}"
+        return passages, page_count, with_blank_note(TEXT_READER, len(blank))
+    both = Text.counted(
+        "%(text_reader)s + %(vision_reader)s (%(count)s page)",
+        "%(text_reader)s + %(vision_reader)s (%(count)s pages)",
+        len(seen),
+        text_reader=TEXT_READER,
+        vision_reader=vision_reader,
+    )
+    return passages, page_count, with_blank_note(both, len(blank))
 
 
 def render_pages(path: Path, numbers: list[int]) -> Iterator[tuple[int, Image.Image]]:
@@ -212,7 +262,9 @@ def render_pages(path: Path, numbers: list[int]) -> Iterator[tuple[int, Image.Im
         with _pdfium_lock:
             document = pdfium.PdfDocument(path)
     except pdfium.PdfiumError as exc:
-        raise LoaderError(f"This PDF's pages could not be rendered as images ({exc}).") from exc
+        raise LoaderError(
+            Text("This PDF's pages could not be rendered as images (%(error)s).", error=str(exc))
+        ) from exc
     try:
         for number in numbers:
             try:

@@ -7,6 +7,7 @@ from typing import NamedTuple
 from charset_normalizer import from_bytes
 
 from ingest.passages import LoaderError, Passage
+from texts import Text
 
 # Below this many bytes a detector's guess is noise; Windows-1252 is the likelier answer.
 MIN_BYTES_TO_DETECT = 32
@@ -54,15 +55,18 @@ def looks_like_text(head: bytes) -> bool:
     return printable / max(len(sample), 1) > 0.95
 
 
-def load(path: Path) -> tuple[list[Passage], str]:
+def load(path: Path) -> tuple[list[Passage], Text]:
     """One passage, and the reader line for the source info (which encoding, and whether
     it had to be guessed, so a person can tell why odd characters appear)."""
     decoded = decode_text(path.read_bytes())
     content = decoded.text.replace("\r\n", "\n").replace("\x00", "")
     if not content.strip():
-        raise LoaderError("The file is empty: there is no text to read.")
+        raise LoaderError(Text("The file is empty: there is no text to read."))
     if decoded.guessed:
-        reader = f"text file (encoding not declared; read as {decoded.encoding}, a guess)"
+        reader = Text(
+            "text file (encoding not declared; read as %(encoding)s, a guess)",
+            encoding=decoded.encoding,
+        )
     else:
-        reader = f"text file ({decoded.encoding})"
+        reader = Text("text file (%(encoding)s)", encoding=decoded.encoding)
     return [Passage(text=content, page=None)], reader
