@@ -70,6 +70,8 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "procrastinate.contrib.django",
+    # Stored texts shown in the reader's language; its makemessages knows their marker.
+    "texts",
     "ops",
     "billing",
     "limits",
@@ -79,6 +81,7 @@ INSTALLED_APPS = [
     "retrieval",
     "generation",
     "providers",
+    "sharing",
 ]
 
 MIDDLEWARE = [
@@ -252,6 +255,14 @@ RETRIEVAL_HNSW_EF_SEARCH = env_int("RETRIEVAL_HNSW_EF_SEARCH", 400, minimum=1)
 # (retrieval/search.py, bench/README.md).
 RETRIEVAL_LEXICAL_BUDGET = env_int("RETRIEVAL_LEXICAL_BUDGET", 1000, minimum=0)
 RETRIEVAL_LEXICAL_CAP = env_int("RETRIEVAL_LEXICAL_CAP", 1000, minimum=1)
+# on: a follow-up question in a conversation is rewritten into a standalone search query by
+# one cheap chat call before the search (retrieval/rewrite.py); needs a chat model. Off by
+# default: it could not be measured here, where no chat model runs offline (README).
+RETRIEVAL_QUERY_REWRITE = env_str("RETRIEVAL_QUERY_REWRITE", "off").lower()
+if RETRIEVAL_QUERY_REWRITE not in {"off", "on"}:
+    raise ImproperlyConfigured(
+        f"RETRIEVAL_QUERY_REWRITE must be off or on, got {RETRIEVAL_QUERY_REWRITE!r}"
+    )
 
 # A summary per source (generation/summaries.py). auto: written by the chat model when one is
 # configured, else extractive (the document's most central sentences); extractive: always so.

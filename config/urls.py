@@ -18,6 +18,8 @@ urlpatterns = [
     path("usage/", include("billing.urls")),
     # The library page (library/) and the preferences (preferences/).
     path("", include("library.urls")),
+    # Sharing notebooks and the public library (sharing/urls.py).
+    path("", include("sharing.urls")),
     # set_language: the language switcher in the header posts here.
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),

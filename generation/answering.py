@@ -19,8 +19,10 @@ from library.models import Source
 from notebooks.models import Citation, Conversation, Message, Notebook
 from providers.chat import chat, chat_available, chat_stream
 from providers.tokens import estimate_tokens
+from retrieval.rewrite import standalone_query
 from retrieval.search import Hit
 from retrieval.services import retrieve
+from sharing import access
 
 
 @dataclass(frozen=True)
@@ -29,6 +31,11 @@ class Answer:
     question: Message
     message: Message
     citations: list[Citation]
+
+    @property
+    def search_query(self) -> str:
+        """What the search looked for: the rewritten follow-up, else the question."""
+        return self.question.search_query or self.question.content
 
 
 def answer_question(
@@ -156,12 +163,15 @@ class _Prepared:
     question: str
     hits: list[Hit]
     messages: list[dict[str, str]]
+    user: User  # who asked: a new conversation is theirs
     answer: Answer | None = None
+    search_query: str = ""  # the rewritten follow-up the search used; "": the question
 
     def store_reply(self, text: str, model: str) -> Answer:
         """Map the model's markers onto the passages, verify them, and store it all."""
         mapped = map_markers(text, len(self.hits))
         return _store(
+            self.user,
             self.notebook,
             self.conversation,
             self.question,
@@ -170,6 +180,7 @@ class _Prepared:
             self.hits,
             mapped.order,
             model,
+            self.search_query,
         )
 
 
@@ -186,11 +197,13 @@ def _prepare(
         raise ValueError(_("The question is empty."))
     history = _history(conversation)
 
+    # Refusals and extractive answers come without a rewrite: before the search, or with no
+    # chat model to rewrite.
     def answered(text: str, mode: str, hits: list[Hit], order: list[int]) -> _Prepared:
-        answer = _store(notebook, conversation, question, text, mode, hits, order, "")
-        return _Prepared(notebook, conversation, question, hits, [], answer=answer)
+        answer = _store(user, notebook, conversation, question, text, mode, hits, order, "")
+        return _Prepared(notebook, conversation, question, hits, [], user, answer=answer)
 
-    sources = list(notebook.sources.all())
+    sources = list(access.notebook_sources(notebook))
     if source is not None:
         sources = [linked for linked in sources if linked.pk == source.pk]
         if not sources:
@@ -201,7 +214,13 @@ def _prepare(
     if not ready:
         return answered(_(prompts.NOTHING_READY_REPLY), Message.Mode.REFUSAL, [], [])
 
-    hits = retrieve(user=user, notebook=notebook, question=question, source=source)
+    # A follow-up may be rewritten to stand alone for the search (RETRIEVAL_QUERY_REWRITE);
+    # the answer's prompt below keeps the question as asked, with the turns.
+    query = standalone_query(
+        question=question, turns=[(turn.role, turn.content) for turn in history], user=user
+    )
+    search_query = query if query != question else ""
+    hits = retrieve(user=user, notebook=notebook, question=query, source=source)
 
     if not chat_available():
         if not hits:
@@ -220,7 +239,9 @@ def _prepare(
     messages = [{"role": "system", "content": prompts.SYSTEM_PROMPT}]
     messages += [{"role": turn.role, "content": turn.content} for turn in history]
     messages.append({"role": "user", "content": user_prompt})
-    return _Prepared(notebook, conversation, question, hits, messages)
+    return _Prepared(
+        notebook, conversation, question, hits, messages, user, search_query=search_query
+    )
 
 
 _HISTORY_SLICE = 20  # turns read at a time, newest first
@@ -250,6 +271,7 @@ def _history(conversation: Conversation | None) -> list[Message]:
 
 
 def _store(
+    user: User,
     notebook: Notebook,
     conversation: Conversation | None,
     question: str,
@@ -258,12 +280,16 @@ def _store(
     hits: list[Hit],
     order: list[int],
     model: str,
+    search_query: str = "",
 ) -> Answer:
     with transaction.atomic():
         if conversation is None:
-            conversation = Conversation.objects.create(notebook=notebook)
+            conversation = Conversation.objects.create(notebook=notebook, user=user)
         asked = Message.objects.create(
-            conversation=conversation, role=Message.Role.USER, content=question
+            conversation=conversation,
+            role=Message.Role.USER,
+            content=question,
+            search_query=search_query,
         )
         message = Message.objects.create(
             conversation=conversation,

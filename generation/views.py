@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.http import FileResponse, Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.text import slugify
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -30,17 +32,25 @@ from generation.documents.services import table_csv as make_table_csv
 from limits.decorators import rate_limited
 from notebooks.models import Notebook
 from notebooks.views import HtmxHttpRequest, _get_notebook_for_user, render_citation
+from sharing import access
+from sharing.models import Role
 
 
 def _get_document(
-    request: HtmxHttpRequest, notebook_id: int, document_id: int
+    request: HtmxHttpRequest, notebook_id: int, document_id: int, *, manage: bool = False
 ) -> tuple[Notebook, GeneratedDocument]:
-    notebook = _get_notebook_for_user(request, notebook_id)
+    """A document of a notebook the user may read; with `manage`, one they may retry or
+    delete (they made it, or own the notebook; sharing/access.py)."""
+    notebook = _get_notebook_for_user(request, notebook_id, Role.EDITOR if manage else Role.VIEWER)
     document = get_object_or_404(
         GeneratedDocument.objects.prefetch_related("citations"),
         pk=document_id,
         notebook=notebook,
     )
+    if manage and not access.may_manage_document(request.user, notebook, document):
+        raise PermissionDenied(
+            _("Only whoever made this document, or the notebook's owner, can do this.")
+        )
     return notebook, document
 
 
@@ -62,7 +72,7 @@ def panel(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
 @credit_required
 @rate_limited("generate")
 def create(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
-    notebook = _get_notebook_for_user(request, notebook_id)
+    notebook = _get_notebook_for_user(request, notebook_id, Role.EDITOR)
     try:
         request_document(
             user=request.user,
@@ -97,7 +107,9 @@ def document(request: HtmxHttpRequest, notebook_id: int, document_id: int) -> Ht
 @credit_required
 @rate_limited("generate")
 def retry(request: HtmxHttpRequest, notebook_id: int, document_id: int) -> HttpResponse:
-    notebook, shown = _get_document(request, notebook_id, document_id)
+    notebook, shown = _get_document(request, notebook_id, document_id, manage=True)
+    if shown.owner_id != request.user.pk:  # a retry is billed to whoever made it
+        raise PermissionDenied(_("Only whoever made this document can try it again."))
     try:
         retry_document(document=shown)
     except DocumentBusy as exc:
@@ -110,7 +122,7 @@ def retry(request: HtmxHttpRequest, notebook_id: int, document_id: int) -> HttpR
 @login_required
 @require_POST
 def delete(request: HtmxHttpRequest, notebook_id: int, document_id: int) -> HttpResponse:
-    notebook, shown = _get_document(request, notebook_id, document_id)
+    notebook, shown = _get_document(request, notebook_id, document_id, manage=True)
     delete_document(document=shown)
     if request.htmx and request.POST.get("from") == "panel":
         return _panel(request, notebook)

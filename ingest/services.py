@@ -16,7 +16,7 @@ from django.core.files.base import ContentFile, File
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
-from billing.services import credit_spent_message, has_credit, usage_for
+from billing.services import credit_spent_text, has_credit, usage_for
 from generation.summaries import summarize
 from ingest.chunker import chunk_passages
 from ingest.fetch import Fetched, fetch
@@ -27,10 +27,11 @@ from ingest.url_guard import UrlRefused, parse_url
 from library.files import local_copy
 from library.languages import detect_language, search_config
 from library.models import Chunk, ChunkEmbedding, EmbeddingState, Source
-from library.vector_indexes import ensure_vector_index_quietly
+from library.vector_indexes import ensure_model_indexes_quietly
 from notebooks.models import Notebook, NotebookSource
 from providers import embeddings, vision
 from providers.errors import ProviderError
+from texts import Text, assign, columns, message_of, translated
 
 logger = logging.getLogger(__name__)
 
@@ -146,7 +147,10 @@ def _link_and_queue(source: Source, *, notebook: Notebook, created: bool) -> Non
     """
     from ingest.tasks import ingest_source
 
-    NotebookSource.objects.get_or_create(notebook=notebook, source=source)
+    # The owner's own link (live whatever becomes of a publication, sharing/access.py).
+    NotebookSource.objects.update_or_create(
+        notebook=notebook, source=source, defaults={"added_by_id": source.owner_id}
+    )
     if created or source.status == Source.Status.FAILED:
         source.status = Source.Status.QUEUED
         source.error = ""
@@ -227,7 +231,7 @@ def _process_source(*, source_id: int, raise_transient: bool = False) -> Source:
     # Checked when the work starts, not only at upload: the queue may have waited while
     # other work spent the credit. Retrying the source after a grant processes it.
     if not has_credit(source.owner):
-        _fail(source, credit_spent_message())
+        _fail(source, credit_spent_text())
         return source
 
     try:
@@ -235,18 +239,19 @@ def _process_source(*, source_id: int, raise_transient: bool = False) -> Source:
             passages, page_count = _fetch_and_load(source)
         else:
             with local_copy(source.file) as path:
-                passages, page_count, source.reader = load_passages(
+                passages, page_count, reader = load_passages(
                     source.kind,
                     path,
                     pdf_capture=source.pdf_capture,
                     user=source.owner,
                     on_progress=_page_reporter(source),
                 )
+            assign(source, "reader", reader)
         drafts = chunk_passages(
             passages, window=settings.CHUNK_TOKENS, overlap=settings.CHUNK_OVERLAP_TOKENS
         )
         if not drafts:
-            raise LoaderError("The source contains no words to index.")
+            raise LoaderError(Text("The source contains no words to index."))
         _report_progress(source, stage=Source.Stage.EMBEDDING, done=0, total=len(drafts))
 
         def report(done: int, total: int) -> None:
@@ -311,26 +316,34 @@ def _process_source(*, source_id: int, raise_transient: bool = False) -> Source:
                 source.progress_total = len(drafts)
                 source.save()
                 break
-        # The active model's HNSW index comes with its first vectors (after: a no-op).
-        ensure_vector_index_quietly(model=model.name, dimensions=len(vectors[0]))
+        # The active model's HNSW and full-text indexes come with its first vectors
+        # (after: a no-op).
+        ensure_model_indexes_quietly(model=model.name, dimensions=len(vectors[0]))
         # The source is ready and answerable now; its summary cannot fail it.
         _summarize(source, passages)
     except AlreadyInLibrary as same:
         return _link_instead(source, same.existing)
     except (LoaderError, ProviderError) as exc:
         if raise_transient and isinstance(exc, ProviderError) and exc.transient:
-            _queue_again(source, str(exc))
+            _queue_again(source, message_of(exc))
             raise
-        _fail(source, str(exc))
+        _fail(source, message_of(exc))
     except Exception as exc:
         logger.exception("processing source %s failed", source.pk)
-        _fail(source, f"Processing failed unexpectedly ({type(exc).__name__}: {exc}).")
+        _fail(
+            source,
+            Text(
+                "Processing failed unexpectedly (%(error)s).",
+                error=f"{type(exc).__name__}: {exc}",
+            ),
+        )
     return source
 
 
 def _summarize(source: Source, passages: list[Passage]) -> None:
     """Write the source's summary; one that cannot be made is left empty, with a note."""
-    source.summary, source.summary_mode, source.summary_error = "", "", ""
+    source.summary, source.summary_mode = "", ""
+    assign(source, "summary_error", "")
     try:
         summary = summarize(
             passages=[passage.text for passage in passages],
@@ -340,15 +353,28 @@ def _summarize(source: Source, passages: list[Passage]) -> None:
         )
     except ProviderError as exc:
         logger.warning("summary of source %s failed: %s", source.pk, exc)
-        source.summary_error = f"No summary: {exc}"[:500]
+        assign(source, "summary_error", Text("No summary: %(reason)s", reason=message_of(exc)))
     except Exception as exc:
         logger.exception("summary of source %s failed", source.pk)
-        source.summary_error = f"No summary ({type(exc).__name__}: {exc})"[:500]
+        assign(
+            source,
+            "summary_error",
+            Text("No summary (%(error)s)", error=f"{type(exc).__name__}: {exc}"),
+        )
     else:
         source.summary = summary.text
         source.summary_mode = summary.mode if summary.text else ""
     source.stage = Source.Stage.NONE
-    source.save(update_fields=["summary", "summary_mode", "summary_error", "stage", "updated_at"])
+    source.save(
+        update_fields=[
+            "summary",
+            "summary_mode",
+            "summary_error",
+            "summary_error_i18n",
+            "stage",
+            "updated_at",
+        ]
+    )
 
 
 def _link_instead(source: Source, existing: Source) -> Source:
@@ -368,18 +394,20 @@ def _link_instead(source: Source, existing: Source) -> Source:
     return existing
 
 
-def _queue_again(source: Source, message: str) -> None:
+def _queue_again(source: Source, message: Text | str) -> None:
     source.status = Source.Status.QUEUED
-    source.error = f"{message} Loupe will try again shortly."
+    error = assign(
+        source, "error", Text("%(message)s Loupe will try again shortly.", message=message)
+    )
     source.stage = Source.Stage.NONE
-    source.save(update_fields=["status", "error", "stage", "updated_at"])
+    source.save(update_fields=["status", *error, "stage", "updated_at"])
 
 
-def _fail(source: Source, message: str) -> None:
+def _fail(source: Source, message: Text | str) -> None:
     source.status = Source.Status.FAILED
-    source.error = message
+    error = assign(source, "error", message)
     source.stage = Source.Stage.NONE
-    source.save(update_fields=["status", "error", "stage", "updated_at"])
+    source.save(update_fields=["status", *error, "stage", "updated_at"])
 
 
 def _first_stage(source: Source) -> str:
@@ -391,13 +419,18 @@ def _first_stage(source: Source) -> str:
 
 
 def _report_progress(
-    source: Source, *, stage: str, done: int = 0, total: int = 0, reader: str | None = None
+    source: Source,
+    *,
+    stage: str,
+    done: int = 0,
+    total: int = 0,
+    reader: Text | str | None = None,
 ) -> None:
     """Say what the worker is doing, in a short UPDATE of its own: it commits at once (no
     transaction is open here), so the page shows it while the source processes."""
     fields: dict[str, object] = {"stage": stage, "progress_done": done, "progress_total": total}
     if reader is not None:
-        fields["reader"] = reader
+        fields.update(columns("reader", reader))
     Source.objects.filter(pk=source.pk).update(**fields)
 
 
@@ -459,7 +492,7 @@ def add_url(
     try:
         normalised = normalise_url(url)
     except UrlRefused as exc:
-        raise UploadRejected(str(exc)) from exc
+        raise UploadRejected(translated(message_of(exc))) from exc
     max_length = Source._meta.get_field("url").max_length or 2000
     if len(normalised) > max_length:
         raise UploadRejected(
@@ -508,10 +541,14 @@ def _web_kind(fetched: Fetched) -> str:
             return "pdf"
         if head.lstrip().lower().startswith((b"<!doctype html", b"<html")):
             return "html"
-    shown = fetched.content_type or "no content type"
+    shown = fetched.content_type or Text("no content type")
     raise LoaderError(
-        f"{fetched.url} is {shown}, which Loupe cannot read from the web: it reads web "
-        "pages (HTML), PDFs and plain text."
+        Text(
+            "%(url)s is %(type)s, which Loupe cannot read from the web: it reads web pages "
+            "(HTML), PDFs and plain text.",
+            url=fetched.url,
+            type=shown,
+        )
     )
 
 
@@ -545,7 +582,7 @@ def _fetch_and_load(source: Source) -> tuple[list[Passage], int | None]:
         page = html.extract(fetched.content, charset=fetched.charset)
         passages = page.passages
         source.title = (page.title or source.url)[:500]
-        source.reader = html.READER
+        assign(source, "reader", html.READER)
     else:
         with local_copy(source.file) as path:
             passages, page_count, reader = load_passages(
@@ -555,6 +592,18 @@ def _fetch_and_load(source: Source) -> tuple[list[Passage], int | None]:
                 user=source.owner,
                 on_progress=_page_reporter(source),
             )
-        source.reader = f"PDF from the web ({reader})" if kind == "pdf" else reader
-    source.save(update_fields=["file", "filename", "size_bytes", "title", "reader", "updated_at"])
+        if kind == "pdf":
+            reader = Text("PDF from the web (%(reader)s)", reader=reader)
+        assign(source, "reader", reader)
+    source.save(
+        update_fields=[
+            "file",
+            "filename",
+            "size_bytes",
+            "title",
+            "reader",
+            "reader_i18n",
+            "updated_at",
+        ]
+    )
     return passages, page_count

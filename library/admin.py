@@ -1,10 +1,13 @@
 from __future__ import annotations
 
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.text import Truncator
 
 from library.models import Chunk, EmbeddingState, Preferences, Source
+from sharing import services
 
 
 @admin.register(Source)
@@ -18,9 +21,11 @@ class SourceAdmin(admin.ModelAdmin):
         "chunk_count",
         "summary_mode",
         "short_summary",
+        "public",
         "created_at",
     ]
-    list_filter = ["status", "kind", "summary_mode"]
+    list_filter = ["status", "kind", "summary_mode", "public"]
+    actions = ["publish", "unpublish"]
     search_fields = ["title", "filename", "owner__username", "sha256", "summary"]
     readonly_fields = [
         "sha256",
@@ -29,9 +34,34 @@ class SourceAdmin(admin.ModelAdmin):
         "summary",
         "summary_mode",
         "summary_error",
+        # Publishing goes through the actions below, which apply sharing/access.py's rule
+        # and write the audit log; an editable checkbox would do neither.
+        "public",
+        "published_by",
+        "published_at",
         "created_at",
         "updated_at",
     ]
+
+    @admin.action(description="Publish to the public library")
+    def publish(self, request: HttpRequest, queryset: QuerySet[Source]) -> None:
+        self._each(request, queryset, services.publish, "published")
+
+    @admin.action(description="Unpublish from the public library")
+    def unpublish(self, request: HttpRequest, queryset: QuerySet[Source]) -> None:
+        self._each(request, queryset, services.unpublish, "unpublished")
+
+    def _each(self, request: HttpRequest, queryset: QuerySet[Source], act, done: str) -> None:
+        count = 0
+        for source in queryset:
+            try:
+                act(source=source, actor=request.user)
+            except (PermissionDenied, services.SharingError) as exc:
+                self.message_user(request, f"{source}: {exc}", level=messages.ERROR)
+            else:
+                count += 1
+        if count:
+            self.message_user(request, f"{count} source(s) {done}.", level=messages.SUCCESS)
 
     @admin.display(description="summary")
     def short_summary(self, source: Source) -> str:

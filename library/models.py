@@ -2,7 +2,6 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
-from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVectorField
 from django.db import connection, models
 from django.utils.translation import gettext_lazy as _
@@ -65,9 +64,13 @@ class Source(models.Model):
     )
     # Which reader produced the text (e.g. "pypdf text layer", "rapidocr"), for the source info.
     reader = models.CharField(max_length=200, blank=True)
+    # Beside each text the worker stores: its msgid and parameters, so a page shows it in
+    # the reader's language (texts/__init__.py); the text itself stays English.
+    reader_i18n = models.JSONField(null=True, blank=True, editable=False)
     size_bytes = models.PositiveBigIntegerField(default=0)
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.QUEUED)
     error = models.TextField(blank=True)
+    error_i18n = models.JSONField(null=True, blank=True, editable=False)
     page_count = models.PositiveIntegerField(null=True, blank=True)
     chunk_count = models.PositiveIntegerField(default=0)
     # Detected at ingest (ISO 639-1, "" when unknown). `search_config` is the PostgreSQL text
@@ -87,6 +90,19 @@ class Source(models.Model):
     summary = models.TextField(blank=True)
     summary_mode = models.CharField(max_length=20, choices=SummaryMode.choices, blank=True)
     summary_error = models.CharField(max_length=500, blank=True)
+    summary_error_i18n = models.JSONField(null=True, blank=True, editable=False)
+    # In the public library: every signed-in person may read it and add it to their
+    # notebooks, where it is linked (one set of chunks serves them all), never copied.
+    # Who may publish, change and unpublish: sharing/access.py.
+    public = models.BooleanField(default=False)
+    published_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="published_sources",
+    )
+    published_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -95,6 +111,12 @@ class Source(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["owner", "sha256"], name="source_unique_per_owner")
         ]
+        indexes = [
+            models.Index(
+                fields=["-published_at"], condition=models.Q(public=True), name="source_public"
+            )
+        ]
+        permissions = [("publish_source", "Can publish sources to the public library")]
 
     def __str__(self) -> str:
         return self.title
@@ -130,7 +152,8 @@ class Chunk(models.Model):
         ]
         indexes = [
             models.Index(fields=["embedding_model", "source"]),
-            GinIndex(fields=["search_vector"], name="chunk_search_vector_gin"),
+            # The full-text vectors are indexed per embedding model, by partial GIN indexes
+            # made with the model's HNSW index (library/vector_indexes.py), not here.
         ]
 
     def __str__(self) -> str:

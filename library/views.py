@@ -1,5 +1,5 @@
 """A person's library (every source they added, in any notebook) and their preferences;
-everyone sees and changes only their own."""
+everyone sees and changes only their own. Which notebooks and sources: sharing/access.py."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from django.contrib.auth.models import User
 from django.db.models import Prefetch
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.middleware import HtmxDetails
@@ -19,6 +20,7 @@ from library.forms import PreferencesForm
 from library.models import Preferences, Source
 from notebooks.models import Notebook
 from notebooks.services import link_source
+from sharing import access
 
 
 class AuthenticatedHttpRequest(HttpRequest):
@@ -29,23 +31,36 @@ class AuthenticatedHttpRequest(HttpRequest):
 @dataclass(frozen=True)
 class LibraryRow:
     source: Source
-    used_in: list[Notebook]  # the notebooks that hold it
-    addable: list[Notebook]  # the owner's other notebooks
+    used_in: list[Notebook]  # the person's notebooks (own or shared) that hold it
+    addable: list[Notebook]  # the notebooks they edit that do not yet
+    publishable: bool = False
+    unpublishable: bool = False
 
 
 def _library_rows(user: User, *, only: int | None = None) -> list[LibraryRow]:
     """Each source with the notebooks that use it and the ones it could be added to."""
-    notebooks = list(Notebook.objects.filter(owner=user).order_by("title"))
+    notebooks = list(access.editable_notebooks(user).order_by("title"))
+    readable = access.readable_notebooks(user).order_by("title")
     sources = Source.objects.filter(owner=user).prefetch_related(
-        Prefetch("notebooks", queryset=Notebook.objects.order_by("title"))
+        Prefetch("notebooks", queryset=readable)
     )
     if only is not None:
         sources = sources.filter(pk=only)
+    publishable = set(access.publishable_sources(user).values_list("pk", flat=True))
+    unpublishable = set(access.unpublishable_sources(user).values_list("pk", flat=True))
     rows = []
     for source in sources:
         used_in = list(source.notebooks.all())
         addable = [notebook for notebook in notebooks if notebook not in used_in]
-        rows.append(LibraryRow(source=source, used_in=used_in, addable=addable))
+        rows.append(
+            LibraryRow(
+                source=source,
+                used_in=used_in,
+                addable=addable,
+                publishable=source.pk in publishable,
+                unpublishable=source.pk in unpublishable,
+            )
+        )
     return rows
 
 
@@ -55,7 +70,7 @@ def library(request: AuthenticatedHttpRequest) -> HttpResponse:
     rows = _library_rows(request.user)
     context = {
         "rows": rows,
-        "has_notebooks": Notebook.objects.filter(owner=request.user).exists(),
+        "has_notebooks": access.readable_notebooks(request.user).exists(),
         # The page polls itself while a source is still being read.
         "polling": any(not row.source.is_finished for row in rows),
     }
@@ -67,20 +82,21 @@ def library(request: AuthenticatedHttpRequest) -> HttpResponse:
 @login_required
 @require_POST
 def add_to_notebook(request: AuthenticatedHttpRequest, source_id: int) -> HttpResponse:
-    """Put one of my sources into one of my notebooks; anyone else's is a 404."""
-    source = get_object_or_404(Source, pk=source_id, owner=request.user)
+    """Put one of my sources, or a public one, into a notebook I edit; any other source
+    or notebook is a 404."""
+    source = get_object_or_404(access.linkable_sources(request.user), pk=source_id)
     notebook_id = request.POST.get("notebook", "")
     error = ""
     if not notebook_id.isdigit():
         error = _("Choose a notebook to add “%(title)s” to.") % {"title": source.title}
     else:
-        notebook = get_object_or_404(Notebook, pk=notebook_id, owner=request.user)
-        if link_source(notebook=notebook, source=source):
+        notebook = get_object_or_404(access.editable_notebooks(request.user), pk=notebook_id)
+        if link_source(notebook=notebook, source=source, user=request.user):
             note = _("“%(source)s” is now in “%(notebook)s”.")
         else:
             note = _("“%(source)s” was already in “%(notebook)s”.")
         note = note % {"source": source.title, "notebook": notebook.title}
-    if request.htmx:
+    if request.htmx and source.owner_id == request.user.pk:
         context = {"row": _library_rows(request.user, only=source.pk)[0], "error": error}
         if not error:
             context["note"] = note
@@ -89,6 +105,10 @@ def add_to_notebook(request: AuthenticatedHttpRequest, source_id: int) -> HttpRe
         messages.error(request, error)
     else:
         messages.success(request, note)
+    # Back where the person was (the public library), if that is a page of this site.
+    back = request.POST.get("next", "")
+    if url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}):
+        return redirect(back)
     return redirect("library:library")
 
 

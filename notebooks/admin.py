@@ -13,14 +13,15 @@ class NotebookAdmin(admin.ModelAdmin):
 
 class MessageInline(admin.TabularInline):
     model = Message
-    fields = ["role", "mode", "model", "content"]
+    fields = ["role", "mode", "model", "content", "search_query"]
     readonly_fields = fields
     extra = 0
 
 
 @admin.register(Conversation)
 class ConversationAdmin(admin.ModelAdmin):
-    list_display = ["id", "notebook", "created_at"]
+    list_display = ["id", "notebook", "user", "posted", "created_at"]
+    raw_id_fields = ["notebook", "user"]
     inlines = [MessageInline]
 
 

@@ -15,6 +15,10 @@ class Notebook(models.Model):
     sources = models.ManyToManyField(Source, through="NotebookSource", related_name="notebooks")
     created_at = models.DateTimeField(auto_now_add=True)
 
+    # Not stored: what the person reading it in this request may do there ("owner",
+    # "editor", "viewer"), set by sharing.access.get_notebook for the views and templates.
+    role: str = ""
+
     class Meta:
         ordering = ["-created_at"]
         constraints = [
@@ -28,12 +32,26 @@ class Notebook(models.Model):
 class NotebookSource(models.Model):
     notebook = models.ForeignKey(Notebook, on_delete=models.CASCADE)
     source = models.ForeignKey(Source, on_delete=models.CASCADE)
+    # Who put it here: the source's owner (their own file, in a notebook they own or edit),
+    # or someone who took it from the public library, whose link lives only while the
+    # source stays public (sharing/access.py). None: that person's account is gone.
+    added_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
     added_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["notebook", "source"], name="notebook_source_unique")
         ]
+
+    def save(self, *args, **kwargs) -> None:
+        if self._state.adding and self.added_by_id is None:
+            # Nobody named: the source's owner put it there (their own file).
+            self.added_by_id = Source.objects.values_list("owner_id", flat=True).get(
+                pk=self.source_id
+            )
+        super().save(*args, **kwargs)
 
 
 class ConversationQuerySet(models.QuerySet["Conversation"]):
@@ -47,6 +65,12 @@ class ConversationQuerySet(models.QuerySet["Conversation"]):
 
 class Conversation(models.Model):
     notebook = models.ForeignKey(Notebook, on_delete=models.CASCADE, related_name="conversations")
+    # Whose it is: in a shared notebook each person's conversations are their own, until
+    # they post one to the notebook for everyone who may read it (sharing/access.py).
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="conversations"
+    )
+    posted = models.BooleanField(default=False)
     # Empty until the user renames it: then the first question names it (display_title).
     title = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -93,6 +117,9 @@ class Message(models.Model):
     # How an assistant message was made; empty for the user's own messages.
     mode = models.CharField(max_length=20, choices=Mode.choices, blank=True)
     model = models.CharField(max_length=200, blank=True)
+    # On a user's question: what the search looked for when query rewriting made the
+    # follow-up stand alone (retrieval/rewrite.py); empty: the question as asked.
+    search_query = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from django.contrib.auth.models import User
+from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
@@ -35,12 +36,25 @@ def get_or_create_notebook(*, owner: User, title: str) -> tuple[Notebook, bool]:
         return Notebook.objects.get(owner=owner, title=title), False
 
 
-def link_source(*, notebook: Notebook, source: Source) -> bool:
-    """Put a source already in the owner's library into one more notebook (nothing is read
-    or embedded again). False when it was there already."""
-    if source.owner_id != notebook.owner_id:
-        raise ValueError("A notebook can only hold its owner's sources.")
-    return NotebookSource.objects.get_or_create(notebook=notebook, source=source)[1]
+def link_source(*, notebook: Notebook, source: Source, user: User) -> bool:
+    """Put a source `user` may link (their own, or a public one) into a notebook they may
+    edit; nothing is read or embedded again. False when it was there already."""
+    from sharing import access
+
+    if not access.editable_notebooks(user).filter(pk=notebook.pk).exists():
+        raise PermissionDenied(_("You cannot add sources to this notebook."))
+    if not access.linkable_sources(user).filter(pk=source.pk).exists():
+        raise PermissionDenied(_("You can add only your own sources and public ones."))
+    with transaction.atomic():
+        link, created = NotebookSource.objects.select_for_update().get_or_create(
+            notebook=notebook, source=source, defaults={"added_by": user}
+        )
+        if not created and link.added_by_id != source.owner_id and user.pk == source.owner_id:
+            # The owner's own link outlives a publication that someone else's did not.
+            link.added_by = user
+            link.save(update_fields=["added_by"])
+            return True
+    return created
 
 
 def unlink_source(*, notebook: Notebook, source: Source) -> None:

@@ -46,6 +46,11 @@ urlpatterns = [
         views.delete_conversation,
         name="delete_conversation",
     ),
+    path(
+        "<int:notebook_id>/conversations/<int:conversation_id>/post/",
+        views.post_conversation,
+        name="post_conversation",
+    ),
     path("<int:notebook_id>/citations/<int:citation_id>/", views.citation, name="citation"),
     path(
         "<int:notebook_id>/sources/<int:source_id>/pages/<int:page>.png",

@@ -10,7 +10,8 @@ from asgiref.sync import sync_to_async
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
-from django.db.models import Count, Max
+from django.core.exceptions import PermissionDenied
+from django.db.models import Count, Max, OuterRef, Subquery
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -33,11 +34,13 @@ from notebooks.models import (
     Conversation,
     Message,
     Notebook,
-    NotebookSource,
 )
 from notebooks.page_images import PageNotRendered, render_page_png
 from notebooks.services import NotebookTitleTaken, create_notebook, unlink_source
 from providers.errors import ProviderError
+from sharing import access
+from sharing.models import Membership, Role
+from texts import message_of, translated
 
 
 class HtmxHttpRequest(HttpRequest):
@@ -45,24 +48,34 @@ class HtmxHttpRequest(HttpRequest):
     user: User  # every view here is @login_required
 
 
-def _get_notebook_for_user(request: HtmxHttpRequest, notebook_id: int) -> Notebook:
-    """The notebook if the signed-in user owns it; 404 otherwise, so that other people's
-    notebooks cannot even be told apart from ones that do not exist."""
-    return get_object_or_404(Notebook, pk=notebook_id, owner=request.user)
+def _get_notebook_for_user(
+    request: HtmxHttpRequest, notebook_id: int, need: Role = Role.VIEWER
+) -> Notebook:
+    """The notebook if the signed-in user may do what `need` stands for in it: 404 for
+    anyone who may not read it (other people's notebooks cannot even be told apart from
+    ones that do not exist), 403 for a member whose role is too small (sharing/access.py)."""
+    return access.get_notebook(request.user, notebook_id, need)
 
 
-def _sources_context(notebook: Notebook) -> dict[str, Any]:
+def _sources_context(request: HtmxHttpRequest, notebook: Notebook) -> dict[str, Any]:
     # Generated documents live in the studio column, where they are made, opened, asked
     # about and deleted; listing them here too would offer a second, different "remove".
     links = (
-        NotebookSource.objects.filter(notebook=notebook)
+        access.notebook_links(notebook)
         .exclude(source__kind=Source.Kind.GENERATED)
         .select_related("source")
     )
     sources = [link.source for link in links.order_by("-added_at", "-id")]
+    # The sources this person may read again (their own; a public one if they published it).
+    changeable = set(
+        access.changeable_sources(request.user)
+        .filter(pk__in=[source.pk for source in sources])
+        .values_list("pk", flat=True)
+    )
     return {
         "notebook": notebook,
         "sources": sources,
+        "changeable": changeable,
         # The partial polls itself only while there is something left to watch (a ready
         # source still has a stage while its summary is written).
         "polling": any(not source.is_finished or source.stage for source in sources),
@@ -78,11 +91,25 @@ def _capture_context(user: User) -> dict[str, Any]:
 
 
 def _render_list(request: HtmxHttpRequest, *, error: str = "", title: str = "") -> HttpResponse:
-    notebooks = Notebook.objects.filter(owner=request.user).annotate(source_count=Count("sources"))
+    # The notebook's live links, as access.notebook_links counts them.
+    live = Count("notebooksource", filter=access.live_link_from_notebook())
+    notebooks = Notebook.objects.filter(owner=request.user).annotate(source_count=live)
+    shared = (
+        access.shared_with(request.user)
+        .select_related("owner")
+        .annotate(
+            source_count=live,
+            my_role=Subquery(
+                Membership.objects.filter(notebook=OuterRef("pk"), user=request.user).values(
+                    "role"
+                )[:1]
+            ),
+        )
+    )
     return render(
         request,
         "notebooks/list.html",
-        {"notebooks": notebooks, "error": error, "title": title},
+        {"notebooks": notebooks, "shared": shared, "error": error, "title": title},
     )
 
 
@@ -103,11 +130,20 @@ def create(request: HtmxHttpRequest) -> HttpResponse:
     return redirect("notebooks:detail", notebook_id=notebook.pk)
 
 
-def _get_conversation(notebook: Notebook, conversation_id: int | str) -> Conversation:
-    """One of the notebook's conversations (the notebook already checked); 404 otherwise."""
+def _get_conversation(
+    request: HtmxHttpRequest, notebook: Notebook, conversation_id: int | str, *, own: bool = False
+) -> Conversation:
+    """One of the notebook's conversations the user may read (the notebook already
+    checked), or with `own` one they may ask in and change: their own; 404 otherwise."""
     if not str(conversation_id).isdigit():
         raise Http404("No such conversation.")
-    return get_object_or_404(Conversation, pk=conversation_id, notebook=notebook)
+    if own:
+        return get_object_or_404(
+            access.own_conversations(request.user, notebook), pk=conversation_id
+        )
+    return get_object_or_404(
+        access.visible_conversations(request.user, notebook), pk=conversation_id
+    )
 
 
 def _get_source_to_ask_about(notebook: Notebook, source_id: str) -> Source | None:
@@ -118,13 +154,19 @@ def _get_source_to_ask_about(notebook: Notebook, source_id: str) -> Source | Non
         return None
     if not source_id.isdigit():
         raise Http404("No such source.")
-    return get_object_or_404(notebook.sources, pk=source_id)
+    return get_object_or_404(access.notebook_sources(notebook), pk=source_id)
 
 
-def _conversations_context(notebook: Notebook, conversation: Conversation | None) -> dict[str, Any]:
+def _conversations_context(
+    request: HtmxHttpRequest, notebook: Notebook, conversation: Conversation | None
+) -> dict[str, Any]:
     return {
         "conversation": conversation,
-        "conversations": list(notebook.conversations.with_first_question()),
+        "conversations": list(
+            access.visible_conversations(request.user, notebook)
+            .select_related("user")
+            .with_first_question()
+        ),
     }
 
 
@@ -142,17 +184,19 @@ def detail(
     if new:
         conversation = None
     elif conversation_id is not None:
-        conversation = _get_conversation(notebook, conversation_id)
+        conversation = _get_conversation(request, notebook, conversation_id)
     else:
-        conversation = notebook.conversations.first()
+        conversation = access.visible_conversations(request.user, notebook).first()
     chat: list[Message] = []
     if conversation is not None:
         chat = list(conversation.messages.prefetch_related("citations"))
-    context = _sources_context(notebook)
-    context.update(_conversations_context(notebook, conversation))
+    context = _sources_context(request, notebook)
+    context.update(_conversations_context(request, notebook, conversation))
     context.update(
         {"chat": chat, "about": _get_source_to_ask_about(notebook, request.GET.get("about", ""))}
     )
+    if notebook.role == Role.OWNER:
+        context["members"] = list(notebook.memberships.select_related("user"))
     context.update(_capture_context(request.user))
     return render(request, "notebooks/detail.html", context)
 
@@ -161,7 +205,7 @@ def detail(
 @require_GET
 def sources(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
     notebook = _get_notebook_for_user(request, notebook_id)
-    return render(request, "notebooks/detail.html#sources", _sources_context(notebook))
+    return render(request, "notebooks/detail.html#sources", _sources_context(request, notebook))
 
 
 def _after_adding(
@@ -170,7 +214,7 @@ def _after_adding(
     """The response to an upload, an added web page or a removed source: the sources list
     and the notes (why a file was refused, that one was already in the library)."""
     if request.htmx:
-        context = _sources_context(notebook)
+        context = _sources_context(request, notebook)
         context.update({"upload_notes": notes, "oob": True})
         return render(request, "notebooks/detail.html#upload_result", context)
     for level, text in notes:
@@ -183,7 +227,7 @@ def _after_adding(
 @credit_required
 @rate_limited("upload")
 def upload(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
-    notebook = _get_notebook_for_user(request, notebook_id)
+    notebook = _get_notebook_for_user(request, notebook_id, Role.EDITOR)
     files = request.FILES.getlist("files")
     # add_source refuses an unknown mode with a message; none given: the person's default.
     pdf_capture = request.POST.get("pdf_capture") or Preferences.of(request.user).pdf_capture
@@ -218,15 +262,18 @@ def upload(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
 @credit_required
 @rate_limited("upload")
 def reprocess(request: HtmxHttpRequest, notebook_id: int, source_id: int) -> HttpResponse:
-    """Retry a failed source or read a ready one again."""
-    notebook = _get_notebook_for_user(request, notebook_id)
-    source = get_object_or_404(notebook.sources, pk=source_id)
+    """Retry a failed source or read a ready one again: in a notebook the user edits, a
+    source they may change (their own; a public one only its publisher)."""
+    notebook = _get_notebook_for_user(request, notebook_id, Role.EDITOR)
+    source = get_object_or_404(access.notebook_sources(notebook), pk=source_id)
+    if not access.changeable_sources(request.user).filter(pk=source.pk).exists():
+        raise PermissionDenied(_("Only whoever added this source can read it again."))
     try:
         reprocess_source(source=source)
     except SourceBusy as exc:
         messages.info(request, str(exc))
     if request.htmx:
-        return render(request, "notebooks/detail.html#sources", _sources_context(notebook))
+        return render(request, "notebooks/detail.html#sources", _sources_context(request, notebook))
     return redirect("notebooks:detail", notebook_id=notebook.pk)
 
 
@@ -235,8 +282,10 @@ def reprocess(request: HtmxHttpRequest, notebook_id: int, source_id: int) -> Htt
 def remove_source(request: HtmxHttpRequest, notebook_id: int, source_id: int) -> HttpResponse:
     """Take a source out of this notebook; it stays in the library (and other notebooks).
     A generated document is deleted in the studio instead (its source goes with it)."""
-    notebook = _get_notebook_for_user(request, notebook_id)
-    source = get_object_or_404(notebook.sources.exclude(kind=Source.Kind.GENERATED), pk=source_id)
+    notebook = _get_notebook_for_user(request, notebook_id, Role.EDITOR)
+    source = get_object_or_404(
+        access.notebook_sources(notebook).exclude(kind=Source.Kind.GENERATED), pk=source_id
+    )
     unlink_source(notebook=notebook, source=source)
     note = _("“%(title)s” was removed from this notebook. It is still in your library.") % {
         "title": source.title
@@ -249,7 +298,7 @@ def remove_source(request: HtmxHttpRequest, notebook_id: int, source_id: int) ->
 @credit_required
 @rate_limited("upload")
 def add_web_page(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
-    notebook = _get_notebook_for_user(request, notebook_id)
+    notebook = _get_notebook_for_user(request, notebook_id, Role.EDITOR)
     notes: list[tuple[str, str]] = []
     try:
         added = add_url(
@@ -281,10 +330,10 @@ def add_web_page(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
 @credit_required
 @rate_limited("ask")
 def ask(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
-    notebook = _get_notebook_for_user(request, notebook_id)
+    notebook = _get_notebook_for_user(request, notebook_id, Role.EDITOR)
     conversation = None
     if conversation_id := request.POST.get("conversation", "").strip():
-        conversation = _get_conversation(notebook, conversation_id)
+        conversation = _get_conversation(request, notebook, conversation_id, own=True)
     source = _get_source_to_ask_about(notebook, request.POST.get("source", ""))
     question = request.POST.get("question", "")
 
@@ -300,16 +349,17 @@ def ask(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
         return credit_spent_response(request)
     except (ProviderError, ValueError) as exc:
         if not request.htmx:
-            messages.error(request, str(exc))
+            messages.error(request, translated(message_of(exc)))
             return redirect("notebooks:detail", notebook_id=notebook.pk)
         # A normal response, not an error status: htmx swaps only 2xx responses by
         # default, and the reader should see in the chat why there is no answer.
-        context = {"notebook": notebook, "question": question.strip(), "error": str(exc)}
+        error = translated(message_of(exc))  # a model's failure, in the reader's language
+        context = {"notebook": notebook, "question": question.strip(), "error": error}
         return render(request, "notebooks/detail.html#exchange", context)
 
     if not request.htmx:
         return redirect("notebooks:conversation", notebook.pk, answer.conversation.pk)
-    context = _conversations_context(notebook, answer.conversation)
+    context = _conversations_context(request, notebook, answer.conversation)
     context.update({"notebook": notebook, "exchange": [answer.question, answer.message]})
     response = render(request, "notebooks/detail.html#exchange", context)
     # The address bar names the open conversation, so a reload shows it again.
@@ -327,10 +377,10 @@ def ask_stream(request: HtmxHttpRequest, notebook_id: int) -> StreamingHttpRespo
     """The answer as server-sent events: `delta` events carry the text as the model writes
     it, then `done` names the stored message (whose rendered form replaces the raw text),
     or `error` says why there is none. A reader that hangs up stops the model call."""
-    notebook = _get_notebook_for_user(request, notebook_id)
+    notebook = _get_notebook_for_user(request, notebook_id, Role.EDITOR)
     conversation = None
     if conversation_id := request.POST.get("conversation", "").strip():
-        conversation = _get_conversation(notebook, conversation_id)
+        conversation = _get_conversation(request, notebook, conversation_id, own=True)
     source = _get_source_to_ask_about(notebook, request.POST.get("source", ""))
     answers = stream_answer(
         user=request.user,
@@ -369,7 +419,7 @@ async def _answer_events(
             try:
                 item = await sync_to_async(_next_or_none)(answers)
             except (CreditSpent, ProviderError, ValueError) as exc:
-                yield _event("error", {"error": str(exc)})
+                yield _event("error", {"error": translated(message_of(exc))})
                 return
             if item is None:
                 return
@@ -402,11 +452,11 @@ def message(request: HtmxHttpRequest, notebook_id: int, message_id: int) -> Http
     shown = get_object_or_404(
         Message.objects.prefetch_related("citations").select_related("conversation"),
         pk=message_id,
-        conversation__notebook=notebook,
+        conversation__in=access.visible_conversations(request.user, notebook),
     )
     if not request.htmx:
         return render(request, "notebooks/_message.html", {"message": shown})
-    context = _conversations_context(notebook, shown.conversation)
+    context = _conversations_context(request, notebook, shown.conversation)
     context.update({"notebook": notebook, "message": shown})
     return render(request, "notebooks/detail.html#streamed", context)
 
@@ -418,7 +468,7 @@ def rename_conversation(
 ) -> HttpResponse:
     """Give a conversation a title; an empty one names it by its first question again."""
     notebook = _get_notebook_for_user(request, notebook_id)
-    conversation = _get_conversation(notebook, conversation_id)
+    conversation = _get_conversation(request, notebook, conversation_id, own=True)
     title = " ".join(request.POST.get("title", "").split())
     conversation.title = title[: Conversation._meta.get_field("title").max_length]
     conversation.save(update_fields=["title"])
@@ -431,9 +481,23 @@ def delete_conversation(
     request: HtmxHttpRequest, notebook_id: int, conversation_id: int
 ) -> HttpResponse:
     notebook = _get_notebook_for_user(request, notebook_id)
-    _get_conversation(notebook, conversation_id).delete()
+    _get_conversation(request, notebook, conversation_id, own=True).delete()
     url = reverse("notebooks:detail", args=[notebook.pk])
     return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+
+
+@login_required
+@require_POST
+def post_conversation(
+    request: HtmxHttpRequest, notebook_id: int, conversation_id: int
+) -> HttpResponse:
+    """Post one's conversation to the notebook (everyone it is shared with may read it), or
+    make it private again."""
+    notebook = _get_notebook_for_user(request, notebook_id)
+    conversation = _get_conversation(request, notebook, conversation_id, own=True)
+    conversation.posted = request.POST.get("posted") == "1"
+    conversation.save(update_fields=["posted"])
+    return redirect("notebooks:conversation", notebook.pk, conversation.pk)
 
 
 def _highlight(cited: CitedPassage) -> tuple[str, str, str] | None:
@@ -452,7 +516,11 @@ def _highlight(cited: CitedPassage) -> tuple[str, str, str] | None:
 @require_GET
 def citation(request: HtmxHttpRequest, notebook_id: int, citation_id: int) -> HttpResponse:
     notebook = _get_notebook_for_user(request, notebook_id)
-    cited = get_object_or_404(Citation, pk=citation_id, message__conversation__notebook=notebook)
+    cited = get_object_or_404(
+        Citation,
+        pk=citation_id,
+        message__conversation__in=access.visible_conversations(request.user, notebook),
+    )
     return render_citation(
         request,
         notebook,
@@ -477,7 +545,7 @@ def render_citation(
     # reader would take it for a passage of this notebook.
     source_linked = (
         cited.source_id is not None
-        and NotebookSource.objects.filter(notebook=notebook, source_id=cited.source_id).exists()
+        and access.notebook_links(notebook).filter(source_id=cited.source_id).exists()
     )
     context = {
         "notebook": notebook,
@@ -534,7 +602,9 @@ def page_image(
     """A page of a PDF in the notebook as a PNG; `?citation=<id>` highlights that
     citation's quote when it cites this page."""
     notebook = _get_notebook_for_user(request, notebook_id)
-    source = get_object_or_404(notebook.sources, pk=source_id, kind=Source.Kind.PDF)
+    source = get_object_or_404(
+        access.notebook_sources(notebook), pk=source_id, kind=Source.Kind.PDF
+    )
     if not source.file or not source.page_count or not 1 <= page <= source.page_count:
         raise Http404("No such page.")
     quote, near = "", None
@@ -542,7 +612,9 @@ def page_image(
         if not citation_id.isdigit():
             raise Http404("No such citation.")
         cited = get_object_or_404(
-            Citation, pk=citation_id, message__conversation__notebook=notebook
+            Citation,
+            pk=citation_id,
+            message__conversation__in=access.visible_conversations(request.user, notebook),
         )
         if cited.source_id == source.pk and cited.page == page:
             quote, near = cited.quote, _quote_position(cited)

@@ -35,6 +35,7 @@ def retrieve(
             k=k,
             source_id=source.pk if source is not None else None,
             model=model.name,
+            reader=user.pk,
         )
         if hits or embeddings.active_model() == model.name:
             break
@@ -49,6 +50,7 @@ def search(
     k: int | None = None,
     source_id: int | None = None,
     model: str | None = None,
+    reader: int | None = None,
 ) -> list[Hit]:
     """The search `retrieve` runs once the question is embedded: RETRIEVAL_MODE, the
     model that embedded it (None: the active one) and its floor decide. `manage.py
@@ -65,6 +67,7 @@ def search(
             k=k,
             floor=floor,
             source_id=source_id,
+            reader=reader,
         )
     return search_notebook(
         notebook=notebook,
@@ -73,4 +76,5 @@ def search(
         k=k,
         floor=floor,
         source_id=source_id,
+        reader=reader,
     )

@@ -163,6 +163,17 @@ function noticeText(html) {
     }
   });
 
+  // The share dialog: the Share link loads the sharing panel (htmx) into a <dialog>, which
+  // opens once it is there; without JavaScript the link is an ordinary page.
+  document.addEventListener("htmx:afterRequest", function (event) {
+    const link = event.detail.elt;
+    const dialog = document.getElementById("share-dialog");
+    if (dialog && link instanceof HTMLElement && link.matches(".share-link") &&
+        event.detail.successful && !dialog.open) {
+      dialog.showModal();
+    }
+  });
+
   function closePassage() {
     const passage = document.getElementById("passage");
     if (!passage || !passage.firstElementChild) return;

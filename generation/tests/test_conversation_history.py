@@ -9,7 +9,7 @@ def test_history_keeps_the_newest_turns_that_fit_the_budget(
     fake_openai, settings, owner, notebook, add_ready_source
 ):
     add_ready_source(notebook, b"Grey herons wait motionless at the edge of the pond.")
-    conversation = Conversation.objects.create(notebook=notebook)
+    conversation = Conversation.objects.create(notebook=notebook, user=notebook.owner)
     turns = [f"Turn {i}: " + "heron " * 20 for i in range(6)]
     for i, text in enumerate(turns):
         role = Message.Role.USER if i % 2 == 0 else Message.Role.ASSISTANT

@@ -37,7 +37,7 @@ def make_cited_answer(
         embedding=[0.1] * 3,
         embedding_model="m",
     )
-    conversation = Conversation.objects.create(notebook=notebook)
+    conversation = Conversation.objects.create(notebook=notebook, user=notebook.owner)
     Message.objects.create(conversation=conversation, role=Message.Role.USER, content="Why?")
     message = Message.objects.create(
         conversation=conversation,

@@ -11,7 +11,7 @@ from notebooks.models import Citation, Conversation, Message, Notebook
 def cite_pdf(*, notebook: Notebook, source: Source, quote: str, n: int = 1) -> Citation:
     """A citation of the chunk that holds `quote`, the way answering stores one."""
     chunk = next(chunk for chunk in source.chunks.all() if quote in chunk.text)
-    conversation = Conversation.objects.create(notebook=notebook)
+    conversation = Conversation.objects.create(notebook=notebook, user=notebook.owner)
     message = Message.objects.create(
         conversation=conversation,
         role=Message.Role.ASSISTANT,

@@ -101,6 +101,7 @@ SITE_PARAMETERS = {
     "page": lambda world, route: 1,
     "document_id": lambda world, route: world.document.pk,
     "number": lambda world, route: 1,
+    "membership_id": lambda world, route: world.membership.pk,
 }
 # The admin's own parameters; the admin refuses anyone who is not staff before it reads them.
 ADMIN_PARAMETERS = {
@@ -149,10 +150,16 @@ class World:
     citation: Citation
     document: object  # a ready generated report, with one citation
     document_citation: object
+    membership: object  # the notebook shared with a third person, as viewer
 
 
 @pytest.fixture
 def world(owner, outsider) -> World:
+    return build_world(owner, outsider)
+
+
+def build_world(owner, outsider) -> World:
+    """The owner's objects, each carrying SECRET and MARKUP (also for sharing/tests)."""
     notebook = Notebook.objects.create(owner=owner, title=f"Zebracorn research {MARKUP}")
     pdf = make_source(owner=owner, notebook=notebook, title=f"Zebracorn ledger {MARKUP}")
     pdf.kind, pdf.page_count = Source.Kind.PDF, 1
@@ -207,7 +214,12 @@ def world(owner, outsider) -> World:
         quote=quote,
         similarity=0.8,
     )
+    from sharing.models import Membership
+
+    member = get_user_model().objects.create_user(username="member", password="member-pass-1")
+    membership = Membership.objects.create(notebook=notebook, user=member, role="viewer")
     return World(
+        membership=membership,
         owner=owner,
         outsider=outsider,
         notebook=notebook,

@@ -9,7 +9,7 @@ from notebooks.tests.factories import make_cited_answer, make_source
 
 
 def _conversation(notebook, question):
-    conversation = Conversation.objects.create(notebook=notebook)
+    conversation = Conversation.objects.create(notebook=notebook, user=notebook.owner)
     Message.objects.create(conversation=conversation, role=Message.Role.USER, content=question)
     Message.objects.create(
         conversation=conversation,

@@ -83,7 +83,7 @@ def test_message_of_another_notebook_is_404_even_for_its_owner(client, owner, ci
 
 def test_streaming_into_a_conversation_of_another_notebook_is_404(client, owner, notebook):
     other = Notebook.objects.create(owner=owner, title="Other")
-    elsewhere = Conversation.objects.create(notebook=other)
+    elsewhere = Conversation.objects.create(notebook=other, user=other.owner)
     client.force_login(owner)
 
     response = client.post(
@@ -117,7 +117,7 @@ def test_citation_of_another_notebook_is_404_even_for_its_owner(client, owner, c
 
 def test_conversation_of_another_notebook_is_404(client, owner, notebook):
     other = Notebook.objects.create(owner=owner, title="Other")
-    elsewhere = Conversation.objects.create(notebook=other)
+    elsewhere = Conversation.objects.create(notebook=other, user=other.owner)
     client.force_login(owner)
 
     response = client.post(

@@ -8,8 +8,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from billing.services import CreditSpent
 from generation.answering import answer_question
-from notebooks.models import Notebook
 from providers.errors import ProviderError
+from sharing import access
+from sharing.models import Role
 
 
 class Command(BaseCommand):
@@ -23,13 +24,22 @@ class Command(BaseCommand):
         parser.add_argument(
             "--source", type=int, help="id of one of the notebook's sources: ask about it alone"
         )
+        parser.add_argument(
+            "--conversation",
+            type=int,
+            help="id of one of your conversations in the notebook (the JSON's conversation_id): "
+            "ask a follow-up in it",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         User = get_user_model()
         user = User.objects.filter(username=options["user"]).first()
         if user is None:
             raise CommandError(f"There is no user {options['user']!r}.")
-        notebook = Notebook.objects.filter(owner=user, title=options["notebook"]).first()
+        try:
+            notebook = access.find_notebook(user, options["notebook"], Role.EDITOR)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from exc
         if notebook is None:
             raise CommandError(
                 f"{options['user']} has no notebook {options['notebook']!r}; "
@@ -37,12 +47,25 @@ class Command(BaseCommand):
             )
         source = None
         if options["source"] is not None:
-            source = notebook.sources.filter(pk=options["source"]).first()
+            source = access.notebook_sources(notebook).filter(pk=options["source"]).first()
             if source is None:
                 raise CommandError(f"The notebook has no source {options['source']}.")
+        conversation = None
+        if options["conversation"] is not None:
+            conversation = (
+                access.own_conversations(user, notebook).filter(pk=options["conversation"]).first()
+            )
+            if conversation is None:
+                raise CommandError(
+                    f"The notebook has no conversation {options['conversation']} of yours."
+                )
         try:
             answer = answer_question(
-                user=user, notebook=notebook, question=options["question"], source=source
+                user=user,
+                notebook=notebook,
+                question=options["question"],
+                conversation=conversation,
+                source=source,
             )
         except (CreditSpent, ProviderError, ValueError) as exc:
             raise CommandError(str(exc)) from exc
@@ -64,12 +87,18 @@ class Command(BaseCommand):
             payload = {
                 "answer": answer.message.content,
                 "mode": answer.message.mode,
+                "conversation_id": answer.conversation.pk,
+                # The question as asked, or the standalone query a follow-up was rewritten
+                # into for the search (RETRIEVAL_QUERY_REWRITE).
+                "search_query": answer.search_query,
                 "citations": citations,
             }
             self.stdout.write(json.dumps(payload, ensure_ascii=False))
             return
         if answer.message.mode == "extractive":
             self.stdout.write("(extractive answer: sentences quoted from the sources, no LLM)")
+        if answer.question.search_query:
+            self.stdout.write(f"(searched for: {answer.question.search_query})")
         self.stdout.write(answer.message.content)
         for citation in citations:
             page = f", page {citation['page']}" if citation["page"] else ""

@@ -10,7 +10,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from generation.documents.kinds import KINDS
 from generation.documents.models import GeneratedDocument
 from generation.documents.services import LANGUAGES, request_document, wait_for_document
-from notebooks.models import Notebook
+from sharing import access
+from sharing.models import Role
 
 
 class Command(BaseCommand):
@@ -36,7 +37,10 @@ class Command(BaseCommand):
         user = User.objects.filter(username=options["user"]).first()
         if user is None:
             raise CommandError(f"No user {options['user']!r}.")
-        notebook = Notebook.objects.filter(owner=user, title=options["notebook"]).first()
+        try:
+            notebook = access.find_notebook(user, options["notebook"], Role.EDITOR)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from exc
         if notebook is None:
             raise CommandError(f"{user.get_username()} has no notebook {options['notebook']!r}.")
         document = request_document(

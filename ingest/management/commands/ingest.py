@@ -8,12 +8,14 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.core.files import File
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from ingest.services import UploadRejected, add_source, add_url
 from ingest.worker import wait_for_sources
 from library.models import Preferences, Source
 from notebooks.services import get_or_create_notebook
+from sharing import access
+from sharing.models import Role
 
 URL_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
 
@@ -52,9 +54,16 @@ class Command(BaseCommand):
             user.save()
             say(f"Created user {user.get_username()} (no usable password).")
         pdf_capture = options["pdf_capture"] or Preferences.of(user).pdf_capture
-        notebook, created = get_or_create_notebook(owner=user, title=options["notebook"])
-        if created:
-            say(f"Created notebook {notebook.title!r}.")
+        # The user's own notebook of that title, or one shared with them as an editor;
+        # neither: a new one of their own.
+        try:
+            notebook = access.find_notebook(user, options["notebook"], Role.EDITOR)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from exc
+        if notebook is None:
+            notebook, created = get_or_create_notebook(owner=user, title=options["notebook"])
+            if created:
+                say(f"Created notebook {notebook.title!r}.")
 
         results: list[dict[str, Any]] = []
         queued: dict[int, dict[str, Any]] = {}
