@@ -130,7 +130,9 @@ def serving(base_url: str, *, worker: bool) -> Iterator[Served]:
         pids = {"web": process.pid}
         for pid in map(int, children):
             cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-            pids["worker" if b"procrastinate" in cmdline else "web"] = pid
+            # serve's worker is `manage.py worker` (which runs Procrastinate's worker).
+            is_worker = b"worker" in cmdline or b"procrastinate" in cmdline
+            pids["worker" if is_worker else "web"] = pid
         yield Served(url=url, process=process, pids=pids)
     finally:
         if process.poll() is None:

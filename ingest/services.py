@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit, urlunsplit
@@ -439,8 +440,16 @@ def _page_reporter(source: Source) -> PageProgress:
     # vision model at an API) for the progress label; the finished source gets the final
     # reader with its other fields.
     images_reader = vision.active_reader()
+    last_written = [0.0]
 
     def report(done: int, total: int, by_vision: bool) -> None:
+        # A text layer reads in milliseconds a page and the page polls every 2 s: an UPDATE
+        # (and its commit) per page was a fifth of a long PDF's time outside pypdf. At most
+        # four a second, and always the last page.
+        now = time.monotonic()
+        if not by_vision and done < total and now - last_written[0] < 0.25:
+            return
+        last_written[0] = now
         if by_vision:
             _report_progress(
                 source,

@@ -11,6 +11,7 @@ next few requests, and it records every request so a test can read what was sent
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import email.parser
 import hashlib
@@ -18,6 +19,7 @@ import io
 import json
 import math
 import re
+import struct
 import subprocess
 import threading
 import time
@@ -245,7 +247,14 @@ class FakeOpenAI:
                 {
                     "object": "embedding",
                     "index": index,
-                    "embedding": fake_embedding(text, dimensions),
+                    # As the real API: packed little-endian float32 when asked for base64.
+                    "embedding": (
+                        base64.b64encode(
+                            struct.pack(f"<{dimensions}f", *fake_embedding(text, dimensions))
+                        ).decode()
+                        if body.get("encoding_format") == "base64"
+                        else fake_embedding(text, dimensions)
+                    ),
                 }
                 for index, text in enumerate(texts)
             ],
