@@ -98,3 +98,24 @@ class CreditEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} {self.amount} for {self.user}"
+
+
+class CreditBalance(models.Model):
+    """A user's balance, kept by the database itself: a trigger adds each CreditEntry's
+    amount as the entry is written (migration 0004), in the same transaction. The check
+    before every billed action then reads one row instead of summing a ledger that grows
+    with every call (8 ms at 50 000 entries, and on). The ledger stays the record: the sum
+    of its amounts is the balance (billing/tests/test_credit_balance.py)."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        primary_key=True,
+        on_delete=models.CASCADE,
+        related_name="credit_balance",
+    )
+    amount = models.DecimalField(max_digits=20, decimal_places=10, default=0)
+    # The starting credit is among the entries (granted on demand to older users).
+    started = models.BooleanField(default=False)
+
+    def __str__(self) -> str:
+        return f"{self.amount} for {self.user}"

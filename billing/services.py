@@ -25,10 +25,10 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, Sum
 from django.db.models.functions import TruncDate
 
-from billing.models import CreditEntry, Usage
+from billing.models import CreditBalance, CreditEntry, Usage
 from billing.prices import price_for
 from texts import Text, columns
 
@@ -176,16 +176,14 @@ def grant_starting_credit(user: User) -> None:
 
 
 def balance(user: User) -> Decimal:
-    # One query in the usual case: the sum and whether the starting credit is among its
-    # entries (every billed request asks, before its model calls). Users who existed before
-    # billing get their starting credit the first time it matters, and are summed again.
-    totals = CreditEntry.objects.filter(user=user).aggregate(
-        total=Sum("amount"), started=Count("id", filter=Q(kind=CreditEntry.Kind.START))
-    )
-    if not totals["started"]:
+    # One row, kept by the database as each credit entry is written (CreditBalance): every
+    # billed request asks, before its model calls. Users who existed before billing get
+    # their starting credit the first time it matters.
+    row = CreditBalance.objects.filter(user_id=user.pk).values_list("amount", "started").first()
+    if row is None or not row[1]:
         grant_starting_credit(user)
-        totals = CreditEntry.objects.filter(user=user).aggregate(total=Sum("amount"))
-    return totals["total"] if totals["total"] is not None else Decimal(0)
+        row = CreditBalance.objects.filter(user_id=user.pk).values_list("amount", "started").first()
+    return row[0] if row is not None else Decimal(0)
 
 
 def has_credit(user: User | None) -> bool:
