@@ -92,7 +92,7 @@ def _capture_context(user: User) -> dict[str, Any]:
 
 def _render_list(request: HtmxHttpRequest, *, error: str = "", title: str = "") -> HttpResponse:
     # The notebook's live links, as access.notebook_links counts them.
-    live = Count("notebooksource", filter=access.live_link_from_notebook())
+    live = Count("notebooksource", filter=access.live_link("notebooksource"))
     notebooks = Notebook.objects.filter(owner=request.user).annotate(source_count=live)
     shared = (
         access.shared_with(request.user)

@@ -37,15 +37,18 @@ AnyUser = User | AnonymousUser
 # What each role may do, from least to most.
 _RANK = {Role.VIEWER: 0, Role.EDITOR: 1, Role.OWNER: 2}
 
-# A link that counts: its source's owner made it, or the source is public.
-LIVE_LINK = Q(source__public=True) | Q(source__owner_id=F("added_by_id"))
 
-
-def live_link_from_notebook() -> Q:
-    """LIVE_LINK seen from Notebook (through its `notebooksource` rows), for annotations."""
-    return Q(notebooksource__source__public=True) | Q(
-        notebooksource__source__owner_id=F("notebooksource__added_by_id")
+def live_link(through: str = "") -> Q:
+    """A link that counts: its source's owner made it, or the source is public. `through`
+    names the relation to NotebookSource when filtering another model ("notebooksource"
+    from Notebook, for annotations)."""
+    at = f"{through}__" if through else ""
+    return Q(**{f"{at}source__public": True}) | Q(
+        **{f"{at}source__owner_id": F(f"{at}added_by_id")}
     )
+
+
+LIVE_LINK = live_link()
 
 
 def _signed_in(user: AnyUser) -> bool:

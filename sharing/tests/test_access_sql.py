@@ -101,3 +101,16 @@ def test_a_search_ranks_only_what_its_reader_may_read(world):
             assert titles == {"owner's own", "editor's", "public"}, name
         else:
             assert titles == set(), name
+
+
+def test_the_notebook_lists_count_only_live_links(world):
+    from django.db.models import Count
+
+    notebook = world["notebook"]
+    counted = (
+        Notebook.objects.filter(pk=notebook.pk)
+        .annotate(live=Count("notebooksource", filter=access.live_link("notebooksource")))
+        .get()
+        .live
+    )
+    assert counted == access.notebook_sources(notebook).count() == 3
