@@ -1,9 +1,32 @@
 import os
 
+from asgiref.sync import sync_to_async
 from django.core.asgi import get_asgi_application
+from django.core.handlers.asgi import ASGIHandler
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+
+class SyncChainASGIHandler(ASGIHandler):
+    """Django's ASGI handler with its middleware chain built synchronous, entered once.
+
+    Loupe's views and WhiteNoise are synchronous. Django's own handler builds an async
+    chain, so a request crossed between the event loop and its thread for each
+    async-capable middleware's process_request and process_response, back for WhiteNoise,
+    and again for CSRF's process_view and for the view: about 18 crossings, several ms of a
+    streamed answer's first token (bench/README.md, item 4). Built as WSGI builds it, the
+    middleware and the view run in the request's thread in one crossing. Responses are
+    still sent by the event loop, and a streamed answer's async iterator is read there."""
+
+    def load_middleware(self, is_async: bool = False) -> None:
+        super().load_middleware(is_async=False)
+        # thread_sensitive: the request's own thread (Django's ThreadSensitiveContext), the
+        # one a streamed answer's steps run in too (notebooks/views.py).
+        self._middleware_chain = sync_to_async(self._middleware_chain, thread_sensitive=True)
+
+
+get_asgi_application()  # django.setup(), as Django's own entry point does it
 # Bodies over REQUEST_MAX_BYTES are refused before Django reads them (limits/middleware.py).
 from limits.middleware import BodySizeLimit  # noqa: E402 - needs the settings module set
 
-application = BodySizeLimit(get_asgi_application())
+application = BodySizeLimit(SyncChainASGIHandler())
