@@ -92,27 +92,40 @@ def _params(
     }
 
 
+# For the ranking statement only: HNSW's iterative scan goes on past ef_search candidates
+# until enough rows pass the notebook filter (without it a notebook that is a small part of
+# the index gets fewer than k, or none); relaxed_order lets it return them slightly out of
+# order, which the statement re-sorts by exact distance. enable_sort off: in the HNSW branch
+# the planner would otherwise often prefer the exact plan (read the notebook's chunks, sort
+# them), which the size rule already ruled out; every other sort in the statement has no
+# alternative and still runs. Local to the transaction: they end with it.
+_SEARCH_SETTINGS = (
+    "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), "
+    "set_config('hnsw.ef_search', %(ef_search)s, true), set_config('enable_sort', 'off', true)"
+)
+
+
 def _run(sql: str, params: dict[str, Any]) -> list[Hit]:
     """Run one ranking statement (rows of chunk id and similarity) and load the chunks."""
-    with transaction.atomic(), connection.cursor() as cursor:
-        # For this statement only: HNSW's iterative scan goes on past ef_search candidates
-        # until enough rows pass the notebook filter (without it a notebook that is a small
-        # part of the index gets fewer than k, or none); relaxed_order lets it return them
-        # slightly out of order, which the statement re-sorts by exact distance.
-        # enable_sort off: in the HNSW branch the planner would otherwise often prefer the
-        # exact plan (read the notebook's chunks, sort them), which the size rule already
-        # ruled out; every other sort in the statement has no alternative and still runs.
-        cursor.execute(
-            "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), "
-            "set_config('hnsw.ef_search', %s, true), set_config('enable_sort', 'off', true)",
-            [str(settings.RETRIEVAL_HNSW_EF_SEARCH)],
-        )
-        cursor.execute(sql, params)
-        ranked = cursor.fetchall()
-        # The statement only reads: rolling back ends the settings with it, also when the
-        # caller's transaction goes on (a savepoint's rollback restores them), where a
-        # commit would leave enable_sort off for the rest of that transaction.
-        transaction.set_rollback(True)
+    params = {**params, "ef_search": str(settings.RETRIEVAL_HNSW_EF_SEARCH)}
+    if connection.in_atomic_block:
+        # In the caller's transaction: the settings must end with the search, not with that
+        # transaction, so they go in a savepoint that is rolled back (the statement only
+        # reads), which restores them; a commit would leave enable_sort off after it.
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(_SEARCH_SETTINGS, params)
+            cursor.execute(sql, params)
+            ranked = cursor.fetchall()
+            transaction.set_rollback(True)
+    else:
+        # Not in a transaction (a request answering a question): both statements go in one
+        # message, which PostgreSQL runs as one implicit transaction, so the settings end
+        # with it; one round trip instead of four (BEGIN, settings, statement, ROLLBACK),
+        # on the way to every answer's first token (bench/README.md, item 4).
+        with connection.cursor() as cursor:
+            cursor.execute(_SEARCH_SETTINGS + ";\n" + sql, params)
+            cursor.nextset()
+            ranked = cursor.fetchall()
     # Not the vector and the full-text vector: nothing downstream reads them, and parsing
     # them is a good part of loading the chunks.
     chunks = (
@@ -410,22 +423,40 @@ queries AS (
            (string_agg(query::text, ' | ') FILTER (WHERE chosen))::tsquery AS match_query
     FROM chosen_terms GROUP BY config
 ),
--- Per configuration, the chunks holding a chosen lexeme, found through the model's full-text
--- index (LATERAL ... OFFSET 0: left to itself the planner walked every source's chunks testing
--- each, ten times as slow), then kept if in the notebook. The filter on the model is that
--- partial index's predicate (library/vector_indexes.py): without it no index serves.
+-- The chunks holding a chosen lexeme. A notebook searched exactly (at most `exact_max`
+-- chunks) tests each of its own, read as the dense side's exact scan reads them (the planner
+-- may still prefer the model's full-text index when it expects few matches): through that
+-- index, every lexeme of the question would return the matches of every notebook of every
+-- user, to be thrown away here, a cost that grows with the library, not with the notebook
+-- (a 10,000-chunk notebook in a library of 100,000: 65 against 215 ms at p50, 95 against
+-- 815 at p95; bench/README.md). A larger one is matched per configuration through that
+-- index (LATERAL ... OFFSET 0: left to itself the planner walked every source's chunks
+-- testing each, ten times as slow), then kept if in the notebook. The filter on the model
+-- is that partial index's predicate (library/vector_indexes.py): without it no index
+-- serves. The one-time filter on the notebook's size runs exactly one of the two branches.
 all_matches AS MATERIALIZED (
-    SELECT c.id, scope.capped, c.search_vector, q.config, q.query
-    FROM queries q
-    CROSS JOIN LATERAL (
-        SELECT c.id, c.source_id, c.search_vector, c.embedding
-        FROM library_chunk c
-        WHERE c.embedding_model = %(model)s AND c.search_vector @@ q.match_query
-        OFFSET 0
-    ) c
-    JOIN scope ON scope.id = c.source_id AND scope.search_config = q.config
-    WHERE NOT (%(floor_lexical)s OR scope.capped)
-          OR 1 - (c.embedding <=> %(vector)s::vector) >= %(floor)s
+    SELECT m.id, m.capped, m.search_vector, m.config, m.query
+    FROM (
+        SELECT c.id, scope.capped, c.search_vector, q.config, q.query, c.embedding
+        FROM scope
+        JOIN queries q ON q.config = scope.search_config
+        JOIN library_chunk c ON c.source_id = scope.id
+        WHERE NOT (SELECT large FROM bounded)
+          AND c.embedding_model = %(model)s AND c.search_vector @@ q.match_query
+        UNION ALL
+        SELECT c.id, scope.capped, c.search_vector, q.config, q.query, c.embedding
+        FROM queries q
+        CROSS JOIN LATERAL (
+            SELECT c.id, c.source_id, c.search_vector, c.embedding
+            FROM library_chunk c
+            WHERE c.embedding_model = %(model)s AND c.search_vector @@ q.match_query
+            OFFSET 0
+        ) c
+        JOIN scope ON scope.id = c.source_id AND scope.search_config = q.config
+        WHERE (SELECT large FROM bounded)
+    ) m
+    WHERE NOT (%(floor_lexical)s OR m.capped)
+          OR 1 - (m.embedding <=> %(vector)s::vector) >= %(floor)s
 ),
 -- A large notebook's matches are also cut at `lexical_cap` (in no particular order): the
 -- statistics are the whole table's and may underestimate a lexeme in this notebook. The

@@ -127,8 +127,9 @@ def full_text_scans(plan: str) -> dict[str, bool]:
 
 @pytest.mark.parametrize("large", [False, True])
 def test_the_full_text_side_reads_its_models_index_only(settings, two_models, large):
-    # Both branches: a notebook at or below RETRIEVAL_EXACT_MAX_CHUNKS matches on every
-    # lexeme of the question, a larger one on the rarest ones.
+    # Both branches: a notebook at or below RETRIEVAL_EXACT_MAX_CHUNKS tests its own chunks
+    # for every lexeme of the question (with the other ways out of the way, through the
+    # index), a larger one matches the rarest ones through the index.
     settings.RETRIEVAL_EXACT_MAX_CHUNKS = 100 if large else 10**6
 
     def search():
@@ -147,6 +148,42 @@ def test_the_full_text_side_reads_its_models_index_only(settings, two_models, la
     # Far from the query vector, so found by the full text: our ten chunks with the word.
     assert sum(RARE in hit.chunk.text for hit in hits) == 8
     assert all(hit.chunk.embedding_model == OURS for hit in hits)
+
+
+def plan_of(search) -> str:
+    """EXPLAIN ANALYZE the ranking statement of `search` as it ran, as the planner likes."""
+    with CaptureQueriesContext(connection) as queries:
+        search()
+    ranking = next(q["sql"] for q in queries.captured_queries if "WITH" in q["sql"])
+    settings_query = next(q["sql"] for q in queries.captured_queries if "set_config" in q["sql"])
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(settings_query)
+        cursor.execute("EXPLAIN (ANALYZE, COSTS OFF) " + ranking)
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+        transaction.set_rollback(True)
+    return plan
+
+
+@pytest.mark.parametrize("question", [RARE, f"Which orchids bear {RARE} blossoms?", "reeds"])
+def test_a_small_notebook_tests_its_own_chunks_and_ranks_as_through_the_index(
+    settings, two_models, question
+):
+    def search():
+        return search_notebook_hybrid(
+            notebook=two_models, question=question, query_vector=[0.0, 0.0, 1.0], model=OURS
+        )
+
+    # Budget and cap beyond the notebook's matches: the large branch scores all of them.
+    settings.RETRIEVAL_LEXICAL_BUDGET = settings.RETRIEVAL_LEXICAL_CAP = 10**6
+    settings.RETRIEVAL_EXACT_MAX_CHUNKS = 2_999  # below the notebook's 3,000 chunks
+    through_index = [(hit.chunk.pk, hit.similarity) for hit in search()]
+    assert full_text_scans(plan_of(search)) == {vector_indexes.text_index_name(model=OURS): True}
+
+    # Up to the threshold the notebook's own chunks are tested (the planner may still read
+    # the index for them when it expects few matches): the same passages, the same order.
+    settings.RETRIEVAL_EXACT_MAX_CHUNKS = 3_000
+    assert [(hit.chunk.pk, hit.similarity) for hit in search()] == through_index
+    assert through_index
 
 
 def test_without_its_models_index_the_search_reads_no_other_models(settings, two_models):

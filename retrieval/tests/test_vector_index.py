@@ -266,3 +266,29 @@ def test_the_search_settings_do_not_outlive_the_search_in_the_callers_transactio
         search_notebook(notebook=notebook, query_vector=crowded, model=MODEL)
         cursor.execute("SELECT current_setting('enable_sort'), current_setting('hnsw.ef_search')")
         assert cursor.fetchone() == ("on", "40")
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("mode", ["dense", "hybrid"])
+def test_a_search_outside_a_transaction_gets_its_settings_and_leaves_none(
+    settings, notebook, crowded, mode
+):
+    # A request answering a question is in no transaction: the settings and the ranking
+    # statement go to the server as one message. The iterative scan must still apply (as in
+    # test_the_notebook_filter_does_not_starve_the_index) and end with that message.
+    settings.RETRIEVAL_HNSW_EF_SEARCH = 10
+    settings.RETRIEVAL_EXACT_MAX_CHUNKS = 0
+    assert not connection.in_atomic_block
+
+    if mode == "dense":
+        hits = search_notebook(notebook=notebook, query_vector=crowded, model=MODEL, k=8)
+    else:
+        hits = search_notebook_hybrid(
+            notebook=notebook, question="herons", query_vector=crowded, model=MODEL, k=8
+        )
+
+    assert len(hits) == 8
+    assert ours_only(hits)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_setting('enable_sort'), current_setting('hnsw.ef_search')")
+        assert cursor.fetchone() == ("on", "40")
