@@ -77,6 +77,18 @@ _purpose: contextvars.ContextVar[_Purpose | None] = contextvars.ContextVar(
 )
 
 
+@dataclass
+class _Pending:
+    usage: Usage
+    debit: CreditEntry | None
+    purpose: _Purpose | None
+
+
+_deferred: contextvars.ContextVar[list[_Pending] | None] = contextvars.ContextVar(
+    "billing_deferred", default=None
+)
+
+
 @contextlib.contextmanager
 def usage_for(
     *, source_id: int | None = None, notebook_id: int | None = None
@@ -118,7 +130,8 @@ def record_usage(
 
     Call it as soon as the provider has answered (it has billed the call), before the
     answer is checked, so a billed call that turns out useless is still recorded.
-    What the call was for defaults to the enclosing `usage_for` block.
+    What the call was for defaults to the enclosing `usage_for` block. Inside a
+    `deferred_usage` block the row is written when that block ends.
     """
     price = price_for(model)
     if price is None:
@@ -132,31 +145,63 @@ def record_usage(
         )
     purpose = _purpose.get()
     billed_user = user if user is not None and user.pk else None
-    with transaction.atomic():
-        usage = Usage.objects.create(
-            user=billed_user,
-            kind=kind,
-            model=model,
-            input_tokens=input_tokens,
-            output_tokens=output_tokens,
-            seconds=Decimal(str(seconds)),
-            images=images,
-            cost=cost,
-            source_id=source_id or (purpose.source_id if purpose else None),
-            notebook_id=notebook_id or (purpose.notebook_id if purpose else None),
-            message_id=message_id,
+    usage = Usage(
+        user=billed_user,
+        kind=kind,
+        model=model,
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        seconds=Decimal(str(seconds)),
+        images=images,
+        cost=cost,
+        source_id=source_id or (purpose.source_id if purpose else None),
+        notebook_id=notebook_id or (purpose.notebook_id if purpose else None),
+        message_id=message_id,
+    )
+    debit = None
+    if billed_user is not None and cost:
+        debit = CreditEntry(
+            user=billed_user, kind=CreditEntry.Kind.DEBIT, amount=-cost, reason=f"{kind} {model}"
         )
-        if billed_user is not None and cost:
-            CreditEntry.objects.create(
-                user=billed_user,
-                kind=CreditEntry.Kind.DEBIT,
-                amount=-cost,
-                reason=f"{kind} {model}",
-                usage=usage,
-            )
-    if purpose is not None:
-        purpose.usage_ids.append(usage.pk)
+    pending = _Pending(usage, debit, purpose)
+    deferred = _deferred.get()
+    if deferred is not None:
+        deferred.append(pending)  # written when the deferred_usage block ends
+    else:
+        _write([pending])
     return usage
+
+
+def _write(rows: list[_Pending]) -> None:
+    with transaction.atomic():
+        for row in rows:
+            row.usage.save(force_insert=True)
+            if row.debit is not None:
+                row.debit.usage = row.usage
+                row.debit.save(force_insert=True)
+    for row in rows:
+        if row.purpose is not None:
+            row.purpose.usage_ids.append(row.usage.pk)
+
+
+@contextlib.contextmanager
+def deferred_usage() -> Iterator[None]:
+    """Usage rows recorded inside the block are written when it ends, always (also when it
+    raises), in one transaction; until then the Usage that record_usage returns is unsaved.
+
+    For the calls before a streamed answer's chat request (the question's embedding, a
+    rewrite): ending the block after that request has gone out writes them while the model
+    thinks, instead of before asking it (bench/README.md, item 4). A crash in between loses
+    them, as a crash between a provider's answer and an immediate write would. Must not
+    stay open across a yield (a context variable, like usage_for)."""
+    rows: list[_Pending] = []
+    token = _deferred.set(rows)
+    try:
+        yield
+    finally:
+        _deferred.reset(token)
+        if rows:
+            _write(rows)
 
 
 def grant_starting_credit(user: User) -> None:

@@ -11,7 +11,7 @@ from django.db import connection, transaction
 from django.utils.translation import gettext as _
 
 from billing.models import Usage
-from billing.services import require_credit, usage_for
+from billing.services import deferred_usage, require_credit, usage_for
 from generation import extractive, prompts
 from generation.citations import map_markers
 from generation.verification import verify_citations
@@ -94,7 +94,9 @@ def stream_answer(
         require_credit(user)
     # usage_for sets a context variable, which must not stay set across a yield: the
     # reader may advance this generator from another context (sync_to_async does).
-    with usage_for(notebook_id=notebook.pk) as billed:
+    # The question's embedding (and rewrite) are billed once the chat request has gone out,
+    # while the model thinks (deferred_usage): their rows are not on the way to its first token.
+    with usage_for(notebook_id=notebook.pk) as billed, deferred_usage():
         prepared = _prepare(
             user=user,
             notebook=notebook,
@@ -102,12 +104,13 @@ def stream_answer(
             conversation=conversation,
             source=source,
         )
-    if prepared.answer is not None:
+        stream = None if prepared.answer else chat_stream(prepared.messages, user=user)
+    if stream is None:
+        assert prepared.answer is not None
         billed.attach(message_id=prepared.answer.message.pk)
         yield prepared.answer.message.content
         yield prepared.answer
         return
-    stream = chat_stream(prepared.messages, user=user)
     _release_connection()
     try:
         yield from stream

@@ -3,8 +3,9 @@
 Every statement before the chat request is time the reader waits for the first word
 (bench/stream_overhead.py, issue 6 item 4). These counts are what the checks need: the
 session and the user, the credit (once), the rate limit (one statement), the notebook
-(and the conversation with its history), its sources, the active embedding model, the
-question's usage row and debit, and the search. A new statement here must earn its place:
+(and the conversation with its history), its sources, the active embedding model and the
+search. The question's usage row and debit are written after the chat request, while the
+model thinks (billing.services.deferred_usage). A new statement here must earn its place:
 raise the pin only with a reason.
 """
 
@@ -19,9 +20,9 @@ from limits.rates import Rate
 from notebooks.models import Message
 from notebooks.tests.test_ask_stream_view import parse, read_all
 
-# session, user, credit, rate limit, notebook, sources, embedding model, usage + debit
-# (the question's embedding), search settings, search, the hits' chunks
-BEFORE_THE_MODEL_CALL = 12
+# session, user, credit, rate limit, notebook, sources, embedding model, the search (its
+# settings and the ranking statement in one message), the hits' chunks
+BEFORE_THE_MODEL_CALL = 9
 # ... and the conversation asked in, and its history
 BEFORE_THE_MODEL_CALL_IN_A_CONVERSATION = BEFORE_THE_MODEL_CALL + 2
 

@@ -131,6 +131,9 @@ def test_a_model_failure_is_an_error_event_and_stores_nothing(
     ((name, data),) = parse(parts)
     assert name == "error" and "HTTP 500" in data["error"]
     assert not Message.objects.exists()
+    # The question's embedding was billed all the same (written after the chat request).
+    embedding = Usage.objects.get(kind="embedding", source=None)
+    assert embedding.user == owner and embedding.notebook_id == notebook.pk
 
 
 def test_a_client_that_hangs_up_mid_answer_leaves_nothing_stored(
