@@ -255,6 +255,16 @@ RETRIEVAL_HNSW_EF_SEARCH = env_int("RETRIEVAL_HNSW_EF_SEARCH", 400, minimum=1)
 # (retrieval/search.py, bench/README.md).
 RETRIEVAL_LEXICAL_BUDGET = env_int("RETRIEVAL_LEXICAL_BUDGET", 1000, minimum=0)
 RETRIEVAL_LEXICAL_CAP = env_int("RETRIEVAL_LEXICAL_CAP", 1000, minimum=1)
+# Windows: a long chunk is embedded in parts of this many words (its vector the parts'
+# mean), and hybrid search scores a chunk by its closest part (retrieval/windows.py).
+# "local": for the local models measured with them (e5, README); "on": every model (an API
+# model not measured with them); "off": none. The parts replace the whole chunk's embedding.
+RETRIEVAL_WINDOWS = env_str("RETRIEVAL_WINDOWS", "local").lower()
+if RETRIEVAL_WINDOWS not in {"local", "on", "off"}:
+    raise ImproperlyConfigured(
+        f"RETRIEVAL_WINDOWS must be local, on or off, got {RETRIEVAL_WINDOWS!r}"
+    )
+RETRIEVAL_WINDOW_WORDS = env_int("RETRIEVAL_WINDOW_WORDS", 80, minimum=10)
 # on: a follow-up question in a conversation is rewritten into a standalone search query by
 # one cheap chat call before the search (retrieval/rewrite.py); needs a chat model. Off by
 # default: it could not be measured here, where no chat model runs offline (README).

@@ -27,11 +27,12 @@ from ingest.passages import LoaderError, Passage
 from ingest.url_guard import UrlRefused, parse_url
 from library.files import local_copy
 from library.languages import detect_language, search_config
-from library.models import Chunk, ChunkEmbedding, EmbeddingState, Source
+from library.models import Chunk, ChunkEmbedding, ChunkWindow, EmbeddingState, Source
 from library.vector_indexes import ensure_model_indexes_quietly
 from notebooks.models import Notebook, NotebookSource
 from providers import embeddings, vision
 from providers.errors import ProviderError
+from retrieval import windows
 from texts import Text, assign, columns, message_of, translated
 
 logger = logging.getLogger(__name__)
@@ -263,13 +264,17 @@ def _process_source(*, source_id: int, raise_transient: bool = False) -> Source:
             # During a model switch (retrieval/reembed.py) the chunks get the vectors of
             # both models: the active one's serve now, the next one's at the switch.
             model, target = embeddings.active(), embeddings.target()
-            vectors = embeddings.embed_texts(
-                texts, user=source.owner, on_progress=report, model=model
+            # With each chunk's parts, for hybrid search (retrieval/windows.py); the progress
+            # covers both.
+            vectors, window_vectors = windows.embed_with_windows(
+                texts, model=model, user=source.owner, on_progress=report
             )
-            next_vectors = None
+            next_vectors = next_window_vectors = None
             if target:
                 try:
-                    next_vectors = embeddings.embed_texts(texts, user=source.owner, model=target)
+                    next_vectors, next_window_vectors = windows.embed_with_windows(
+                        texts, model=target, user=source.owner
+                    )
                 except ProviderError as exc:
                     # The next model failing must not fail the source: the re-embed job
                     # gives these chunks its vectors before it switches.
@@ -294,6 +299,11 @@ def _process_source(*, source_id: int, raise_transient: bool = False) -> Source:
                     )
                     for ordinal, (draft, vector) in enumerate(zip(drafts, vectors, strict=True))
                 )
+                ChunkWindow.objects.bulk_create(
+                    windows.window_rows(
+                        [chunk.pk for chunk in chunks], window_vectors, model=model.name
+                    )
+                )
                 # A switch that began after we read `target` embeds these chunks itself
                 # before it switches (it checks under the exclusive lock).
                 if target and next_vectors and state.target_model == target.name:
@@ -301,6 +311,14 @@ def _process_source(*, source_id: int, raise_transient: bool = False) -> Source:
                         ChunkEmbedding(chunk=chunk, model=target.name, embedding=vector)
                         for chunk, vector in zip(chunks, next_vectors, strict=True)
                     )
+                    if next_window_vectors:
+                        ChunkWindow.objects.bulk_create(
+                            windows.window_rows(
+                                [chunk.pk for chunk in chunks],
+                                next_window_vectors,
+                                model=target.name,
+                            )
+                        )
                 # The full-text vectors, stemmed in the source's language, in the same
                 # transaction.
                 source.language = detect_language(" ".join(texts[:20]))

@@ -206,6 +206,34 @@ class ChunkEmbedding(models.Model):
         return f"{self.chunk_id} by {self.model}"
 
 
+class ChunkWindow(models.Model):
+    """The vector of one part of a chunk (RETRIEVAL_WINDOW_WORDS words), by one model.
+
+    A 420-token chunk says several things and its one vector blurs them; hybrid search
+    scores each chunk by its closest part too (retrieval/windows.py). Windows of the
+    active model serve; a model switch builds the next model's beside them and drops the
+    old ones (retrieval/reembed.py). A chunk without windows of the active model (short, or
+    written before they existed or while RETRIEVAL_WINDOWS was off) is scored by its own
+    vector alone.
+    """
+
+    chunk = models.ForeignKey(Chunk, on_delete=models.CASCADE, related_name="windows")
+    model = models.CharField(max_length=200)
+    ordinal = models.PositiveIntegerField()
+    embedding = VectorField()  # any dimension, like Chunk.embedding
+
+    class Meta:
+        constraints = [
+            # Also the index a search reads a pool chunk's windows through.
+            models.UniqueConstraint(
+                fields=["chunk", "model", "ordinal"], name="chunk_window_unique_ordinal"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.chunk_id}/{self.ordinal} by {self.model}"
+
+
 class EmbeddingState(models.Model):
     """Which embedding model serves searches (one row, id 1), and the switch under way.
 

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.core.checks import Tags, Warning, register
 from django.db import DatabaseError
 
@@ -34,5 +35,38 @@ def embedding_model_matches_the_settings(app_configs: Any, **kwargs: Any) -> lis
             f"are by {active.name}, which keeps serving searches.",
             hint=hint,
             id="retrieval.W001",
+        )
+    ]
+
+
+@register(Tags.database)
+def chunks_have_windows(app_configs: Any, **kwargs: Any) -> list[Warning]:
+    """Windows on for the active model, but no chunk has any (a database from before them, or
+    from while they were off): hybrid search then weighs plain chunk similarities as if
+    they were the parts' and ranks worse until `manage.py embed_windows` has run."""
+    from library.models import Chunk, ChunkWindow
+    from providers import embeddings
+    from retrieval import windows
+
+    if not kwargs.get("databases"):
+        return []
+    try:
+        active = embeddings.active()
+        if not windows.enabled_for(active.name):
+            return []
+        missing = (
+            Chunk.objects.filter(embedding_model=active.name).exists()
+            and not ChunkWindow.objects.filter(model=active.name).exists()
+        )
+    except DatabaseError:
+        return []
+    if not missing:
+        return []
+    return [
+        Warning(
+            f"Chunks embedded by {active.name} have no windows (RETRIEVAL_WINDOWS="
+            f"{settings.RETRIEVAL_WINDOWS}), so hybrid search ranks them less well.",
+            hint="Run manage.py embed_windows (or set RETRIEVAL_WINDOWS=off).",
+            id="retrieval.W002",
         )
     ]

@@ -30,9 +30,10 @@ from django.db.models import QuerySet
 from procrastinate.exceptions import AlreadyEnqueued
 
 from library import vector_indexes as indexes
-from library.models import Chunk, ChunkEmbedding, EmbeddingState
+from library.models import Chunk, ChunkEmbedding, ChunkWindow, EmbeddingState
 from providers import embeddings
 from providers.embeddings import EmbeddingModel
+from retrieval import windows
 
 BATCH_SIZE = 64
 
@@ -54,6 +55,7 @@ def start_reembed(*, model: EmbeddingModel) -> EmbeddingState:
         EmbeddingState.lock_for_writing(model=active.name, dimensions=active.dimensions)
         state = EmbeddingState.objects.select_for_update().get(pk=1)
         ChunkEmbedding.objects.exclude(model=model.name).delete()
+        ChunkWindow.objects.exclude(model__in=[active.name, model.name]).delete()
         already_active = model.name == state.active_model
         if already_active:
             # Cancels a switch under way, if any.
@@ -119,7 +121,12 @@ def run_reembed(
             continue  # chunks were written meanwhile without the new vector
         if max_batches is not None and batches >= max_batches:
             break
-        vectors = embeddings.embed_texts([text for _, text in batch], user=None, model=target)
+        # With the chunks' parts by the next model (retrieval/windows.py), stored first: a
+        # batch whose vectors are stored is done, so its windows must be there by then.
+        vectors, parts = windows.embed_with_windows(
+            [text for _, text in batch], model=target, user=None
+        )
+        windows.store_windows([chunk_id for chunk_id, _ in batch], parts, model=target.name)
         try:
             with transaction.atomic():
                 ChunkEmbedding.objects.bulk_create(
@@ -158,6 +165,9 @@ def _switch(target: EmbeddingModel) -> bool:
                 [target.name],
             )
         ChunkEmbedding.objects.all().delete()
+        # The old model's windows go with its vectors; a search compares only the active
+        # model's.
+        ChunkWindow.objects.exclude(model=target.name).delete()
         state.active_model, state.active_dimensions = target.name, target.dimensions
         state.target_model, state.target_dimensions = "", None
         state.progress_done = state.progress_total = Chunk.objects.count()
