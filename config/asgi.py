@@ -1,7 +1,7 @@
 import os
 
+import django
 from asgiref.sync import sync_to_async
-from django.core.asgi import get_asgi_application
 from django.core.handlers.asgi import ASGIHandler
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -25,7 +25,7 @@ class SyncChainASGIHandler(ASGIHandler):
         self._middleware_chain = sync_to_async(self._middleware_chain, thread_sensitive=True)
 
 
-get_asgi_application()  # django.setup(), as Django's own entry point does it
+django.setup(set_prefix=False)  # what Django's get_asgi_application() does first
 # Bodies over REQUEST_MAX_BYTES are refused before Django reads them (limits/middleware.py).
 from limits.middleware import BodySizeLimit  # noqa: E402 - needs the settings module set
 

@@ -210,7 +210,8 @@ class ChunkWindow(models.Model):
     """The vector of one part of a chunk (RETRIEVAL_WINDOW_WORDS words), by one model.
 
     A 420-token chunk says several things and its one vector blurs them; hybrid search
-    scores each chunk by its closest part too (retrieval/windows.py). Windows of the
+    scores each chunk by its closest part, and a chunk with parts has their mean for its
+    own vector (retrieval/windows.py). Windows of the
     active model serve; a model switch builds the next model's beside them and drops the
     old ones (retrieval/reembed.py). A chunk without windows of the active model (short, or
     written before they existed or while RETRIEVAL_WINDOWS was off) is scored by its own

@@ -247,8 +247,8 @@ class Fusion:
     # of 0.3 to 0.4 within 0.005 of each other; 0 turns it off.
     proximity_weight: float = 0.3
     proximity_window: int = 4
-    # A chunk's similarity is also that of its closest part (retrieval/windows.py), where it
-    # has parts by the model; None: as RETRIEVAL_WINDOWS says for the model.
+    # A pool chunk's similarity is its closest part's (retrieval/windows.py) where it has
+    # parts by the model; None: as RETRIEVAL_WINDOWS says for the model.
     windows: bool | None = None
 
 

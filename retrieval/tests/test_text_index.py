@@ -23,6 +23,7 @@ from providers import embeddings
 from retrieval.reembed import run_reembed, start_reembed
 from retrieval.search import search_notebook_hybrid
 from retrieval.tests.test_reembed import TEXT
+from retrieval.tests.test_vector_index import plan_of_the_ranking_statement
 
 _hashes = itertools.count(90_000)
 OURS, THEIRS = "ours-3", "theirs-3"
@@ -150,20 +151,6 @@ def test_the_full_text_side_reads_its_models_index_only(settings, two_models, la
     assert all(hit.chunk.embedding_model == OURS for hit in hits)
 
 
-def plan_of(search) -> str:
-    """EXPLAIN ANALYZE the ranking statement of `search` as it ran, as the planner likes."""
-    with CaptureQueriesContext(connection) as queries:
-        search()
-    ranking = next(q["sql"] for q in queries.captured_queries if "WITH" in q["sql"])
-    settings_query = next(q["sql"] for q in queries.captured_queries if "set_config" in q["sql"])
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(settings_query)
-        cursor.execute("EXPLAIN (ANALYZE, COSTS OFF) " + ranking)
-        plan = "\n".join(row[0] for row in cursor.fetchall())
-        transaction.set_rollback(True)
-    return plan
-
-
 @pytest.mark.parametrize("question", [RARE, f"Which orchids bear {RARE} blossoms?", "reeds"])
 def test_a_small_notebook_tests_its_own_chunks_and_ranks_as_through_the_index(
     settings, two_models, question
@@ -177,7 +164,8 @@ def test_a_small_notebook_tests_its_own_chunks_and_ranks_as_through_the_index(
     settings.RETRIEVAL_LEXICAL_BUDGET = settings.RETRIEVAL_LEXICAL_CAP = 10**6
     settings.RETRIEVAL_EXACT_MAX_CHUNKS = 2_999  # below the notebook's 3,000 chunks
     through_index = [(hit.chunk.pk, hit.similarity) for hit in search()]
-    assert full_text_scans(plan_of(search)) == {vector_indexes.text_index_name(model=OURS): True}
+    ours = vector_indexes.text_index_name(model=OURS)
+    assert full_text_scans(plan_of_the_ranking_statement(search)) == {ours: True}
 
     # Up to the threshold the notebook's own chunks are tested (the planner may still read
     # the index for them when it expects few matches): the same passages, the same order.
