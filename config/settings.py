@@ -123,7 +123,11 @@ TEMPLATES = [
     },
 ]
 
-DATABASES = {"default": database_settings(env_str("DATABASE_URL"), DATA_DIR)}
+DATABASES = {
+    "default": database_settings(
+        env_str("DATABASE_URL"), DATA_DIR, env_str("DATABASE_SHARED_BUFFERS")
+    )
+}
 # Connections per process kept open in a pool (psycopg_pool, Django's "pool" option): a new
 # PostgreSQL connection costs ~5 ms and its first queries run on cold caches, on every
 # request (bench/README.md, streaming overhead). 0: a new connection per request.

@@ -26,6 +26,7 @@ def test_compose_config_parses_the_stack():
     assert db["image"] == "pgvector/pgvector:pg18"
     assert "pg_isready" in " ".join(db["healthcheck"]["test"])
     assert {v["source"] for v in db["volumes"]} == {"pgdata"}
+    assert db["command"] == ["postgres", "-c", "shared_buffers=1GB"]
     assert set(config["volumes"]) == {"pgdata", "media"}
     for name in SERVICES - {"db"}:
         service = config["services"][name]
@@ -65,6 +66,18 @@ def test_per_queue_concurrency_comes_from_the_environment():
     assert result.returncode == 0, result.stderr
     assert "--concurrency=4" in result.stdout
     assert "--concurrency=1" in result.stdout  # the generate worker keeps its default
+
+
+def test_the_bundled_databases_cache_size_comes_from_the_environment():
+    result = compose(
+        "config",
+        "--format",
+        "json",
+        env={"POSTGRES_PASSWORD": "x", "DATABASE_SHARED_BUFFERS": "4GB"},
+    )
+    assert result.returncode == 0, result.stderr
+    db = json.loads(result.stdout)["services"]["db"]
+    assert db["command"] == ["postgres", "-c", "shared_buffers=4GB"]
 
 
 def test_a_managed_database_url_replaces_the_bundled_one():
