@@ -22,6 +22,23 @@ class Hit:
     similarity: float
 
 
+# The hits' chunks and their sources come with the ranking, read by the statement itself
+# (`{loaded}`): loading them with a second query (in_bulk, with the sources) cost 2.7 ms a
+# search, 1.1 of it the query and the rest Django building it (bench/README.md, note 3d).
+# Not the chunks' vector and full-text vector: nothing downstream reads them, and parsing
+# them would be a good part of the loading; they stay deferred, as `.defer()` leaves them.
+_CHUNK_FIELDS = [
+    f for f in Chunk._meta.concrete_fields if f.name not in {"embedding", "search_vector"}
+]
+_SOURCE_FIELDS = list(Source._meta.concrete_fields)
+_LOADED = ", ".join(
+    [f'lc."{f.column}"' for f in _CHUNK_FIELDS] + [f'ls."{f.column}"' for f in _SOURCE_FIELDS]
+)
+_LOAD_JOIN = (
+    "JOIN library_chunk lc ON lc.id = chosen.id JOIN library_source ls ON ls.id = lc.source_id"
+)
+
+
 def search_notebook(
     *,
     notebook: Notebook,
@@ -50,15 +67,21 @@ def search_notebook(
         candidates=k,
         generated_candidates=min(k, settings.RETRIEVAL_GENERATED_SLOTS),
     )
-    return _run(_with_dimensions(_DENSE_SQL, query_vector), params)
+    return _run(_statement(_DENSE_SQL, query_vector), params)
 
 
-def _with_dimensions(sql: str, query_vector: list[float]) -> str:
-    """The HNSW branch's expression for vectors of the query's length (that of the model's
-    vectors), as its index was built (library/vector_indexes.py)."""
+def _statement(sql: str, query_vector: list[float]) -> str:
+    """The statement as run: the HNSW branch's expression for vectors of the query's length
+    (that of the model's vectors), as its index was built (library/vector_indexes.py), and
+    the columns that load the hits."""
     dimensions = len(query_vector)
     kind = indexed_type(dimensions) or "vector"  # none: the branch scans exactly
-    return sql.replace("{vtype}", kind).replace("{dims}", str(dimensions))
+    return (
+        sql.replace("{vtype}", kind)
+        .replace("{dims}", str(dimensions))
+        .replace("{loaded}", _LOADED)
+        .replace("{load_join}", _LOAD_JOIN)
+    )
 
 
 def _params(
@@ -127,14 +150,25 @@ def _run(sql: str, params: dict[str, Any]) -> list[Hit]:
             cursor.execute(_SEARCH_SETTINGS + ";\n" + sql, params)
             cursor.nextset()
             ranked = cursor.fetchall()
-    # Not the vector and the full-text vector: nothing downstream reads them, and parsing
-    # them is a good part of loading the chunks.
-    chunks = (
-        Chunk.objects.select_related("source")
-        .defer("embedding", "search_vector")
-        .in_bulk([chunk_id for chunk_id, _ in ranked])
-    )
-    return [Hit(chunk=chunks[chunk_id], similarity=float(sim)) for chunk_id, sim in ranked]
+    return [_hit(row) for row in ranked]
+
+
+def _from_row(model: type, fields: list, values: tuple) -> Any:
+    """A model instance from its columns as PostgreSQL sent them, converted as Django's
+    own queries convert them (a JSONField's text parsed, for one)."""
+    converted = []
+    for field, value in zip(fields, values, strict=True):
+        for converter in field.get_db_converters(connection):
+            value = converter(value, field.cached_col, connection)
+        converted.append(value)
+    return model.from_db(connection.alias, [f.attname for f in fields], converted)
+
+
+def _hit(row: tuple) -> Hit:
+    _, similarity, *values = row
+    chunk = _from_row(Chunk, _CHUNK_FIELDS, values[: len(_CHUNK_FIELDS)])
+    chunk.source = _from_row(Source, _SOURCE_FIELDS, values[len(_CHUNK_FIELDS) :])
+    return Hit(chunk=chunk, similarity=float(similarity))
 
 
 # The notebook's ready sources (or the one asked about) that the reader may search, by the
@@ -209,14 +243,15 @@ _DENSE_SQL = (
     + _SCOPE
     + _DENSE_CANDIDATES.rstrip().rstrip(",")
     + """
-SELECT id, similarity FROM (
+SELECT chosen.id, chosen.similarity, {loaded} FROM (
     SELECT id, 1 - distance AS similarity, capped, distance
     FROM candidates
     WHERE 1 - distance >= %(floor)s
     ORDER BY distance, id
     LIMIT %(k)s
 ) chosen
-ORDER BY capped, distance, id
+{load_join}
+ORDER BY chosen.capped, chosen.distance, chosen.id
 """
 )
 
@@ -227,14 +262,17 @@ class Fusion:
 
     `dense_weight` is the dense side's share: of the min-max-normalised scores when
     `method` is "weighted", of the reciprocal ranks when it is "rrf"; None: the model's
-    own (DENSE_WEIGHTS). Weighted beat reciprocal rank fusion by 0.04 in recall@8; 100
-    candidates a side did no better than 50, nor did any of ts_rank's length
-    normalisations, nor ts_rank_cd.
+    own (DENSE_WEIGHTS). Weighted beat reciprocal rank fusion by 0.04 in recall@8; none of
+    ts_rank's length normalisations did better, nor ts_rank_cd.
     """
 
     method: str = "weighted"
     dense_weight: float | None = None
-    candidates: int = 50
+    # Candidates a side: 30 ranked covid-qa-dev as 50 did (recall@8 0.905 both, MRR@8 0.746
+    # against 0.747; 20: 0.902), as did 75-150, and the pool's scoring is most of what a
+    # large notebook's search costs beyond its two scans: at 100k chunks 2 / 3 ms less at
+    # p50 / p95 than 50 (bench/README.md, note 3d).
+    candidates: int = 30
     rrf_k: int = 60
     # False: a chunk that shares words with the question may enter below the dense floor
     # (True measured 0.03 worse in recall@8).
@@ -350,9 +388,9 @@ chosen AS (
     ORDER BY score DESC, id
     LIMIT %(k)s
 )
-SELECT chosen.id, 1 - (c.embedding <=> %(vector)s::vector) AS similarity
+SELECT chosen.id, 1 - (lc.embedding <=> %(vector)s::vector) AS similarity, {loaded}
 FROM chosen
-JOIN library_chunk c ON c.id = chosen.id
+{load_join}
 ORDER BY chosen.capped, chosen.score DESC, chosen.id
 """
 )
@@ -600,4 +638,4 @@ def search_notebook_hybrid(
         lexical_budget=settings.RETRIEVAL_LEXICAL_BUDGET,
         lexical_cap=settings.RETRIEVAL_LEXICAL_CAP,
     )
-    return _run(_with_dimensions(HYBRID_SQL[fusion.lexical], query_vector), params)
+    return _run(_statement(HYBRID_SQL[fusion.lexical], query_vector), params)

@@ -21,8 +21,8 @@ from notebooks.models import Message
 from notebooks.tests.test_ask_stream_view import parse, read_all
 
 # session, user, credit, rate limit, notebook, sources, embedding model, the search (its
-# settings and the ranking statement in one message), the hits' chunks
-BEFORE_THE_MODEL_CALL = 9
+# settings and the ranking statement, which also loads the hits' chunks, in one message)
+BEFORE_THE_MODEL_CALL = 8
 # ... and the conversation asked in, and its history
 BEFORE_THE_MODEL_CALL_IN_A_CONVERSATION = BEFORE_THE_MODEL_CALL + 2
 

@@ -1,11 +1,13 @@
 import itertools
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from billing.models import Usage
 from library.models import Chunk, Source
 from notebooks.models import Notebook, NotebookSource
-from retrieval.search import search_notebook
+from retrieval.search import search_notebook, search_notebook_hybrid
 from retrieval.services import retrieve
 
 MODEL = "fake-embed"
@@ -141,3 +143,44 @@ def test_retrieve_embeds_the_question_once_and_searches_with_the_active_model(
     assert texts(hits) == ["Grey herons wait at the edge of the pond."]
     assert fake_openai.embedding_requests[-1].body["input"] == ["Where do grey herons wait?"]
     assert Usage.objects.get().kind == "embedding"
+
+
+@pytest.mark.parametrize("mode", ["dense", "hybrid"])
+def test_the_ranking_statement_loads_the_hits_with_their_sources(notebook, mode):
+    source = make_source(notebook, title="herons")
+    Source.objects.filter(pk=source.pk).update(
+        reader="pypdf", reader_i18n={"msgid": "read by %(name)s", "params": {"name": "pypdf"}}
+    )
+    add_chunk(source, [1.0, 0.2, 0.0], text="Herons wait at the pond.")
+    add_chunk(source, [0.0, 1.0, 0.0], text="Trains run on time.")
+
+    # The search's settings and its statement, which reads the chunks and their sources too
+    # (in a test's transaction inside a savepoint; outside one, both go in one message).
+    with CaptureQueriesContext(connection) as queries:
+        if mode == "dense":
+            hits = search_notebook(notebook=notebook, query_vector=QUERY, model=MODEL)
+        else:
+            hits = search_notebook_hybrid(
+                notebook=notebook,
+                question="Where do herons wait?",
+                query_vector=QUERY,
+                model=MODEL,
+            )
+        first = hits[0].chunk
+        assert first.text == "Herons wait at the pond."
+        assert (first.ordinal, first.char_start, first.embedding_model) == (0, 0, MODEL)
+        assert first.source.title == "herons"
+        assert first.source.reader_i18n == {
+            "msgid": "read by %(name)s",
+            "params": {"name": "pypdf"},
+        }
+        assert first.source.file.name == "sources/herons.txt"
+        assert first.source.created_at.tzinfo is not None
+
+    run = [
+        q["sql"] for q in queries if not q["sql"].startswith(("SAVEPOINT", "RELEASE", "ROLLBACK"))
+    ]
+    assert len(run) == 2 and run[0].startswith("SELECT set_config"), run
+    assert [hit.chunk.pk for hit in hits] == [c.pk for c in source.chunks.order_by("ordinal")]
+    # The vectors were left out; read, they load as Django's own deferred fields do.
+    assert list(first.embedding) == pytest.approx([1.0, 0.2, 0.0])
