@@ -489,6 +489,21 @@ queries AS (
 -- testing each, ten times as slow), then kept if in the notebook. The filter on the model
 -- is that partial index's predicate (library/vector_indexes.py): without it no index
 -- serves. The one-time filter on the notebook's size runs exactly one of the two branches.
+-- A large notebook's matches through the index, per configuration, before they meet the
+-- notebook's sources: in the same step the planner may put the sources outside and run the
+-- index scan again for each of them (90 times over for the bench's 90k-chunk notebook, 28
+-- of the search's 42 ms; bench/README.md, note 3d).
+index_matches AS MATERIALIZED (
+    SELECT c.id, c.source_id, c.search_vector, c.embedding, q.config, q.query
+    FROM queries q
+    CROSS JOIN LATERAL (
+        SELECT c.id, c.source_id, c.search_vector, c.embedding
+        FROM library_chunk c
+        WHERE c.embedding_model = %(model)s AND c.search_vector @@ q.match_query
+        OFFSET 0
+    ) c
+    WHERE (SELECT large FROM bounded)
+),
 all_matches AS MATERIALIZED (
     SELECT m.id, m.capped, m.search_vector, m.config, m.query
     FROM (
@@ -499,15 +514,9 @@ all_matches AS MATERIALIZED (
         WHERE NOT (SELECT large FROM bounded)
           AND c.embedding_model = %(model)s AND c.search_vector @@ q.match_query
         UNION ALL
-        SELECT c.id, scope.capped, c.search_vector, q.config, q.query, c.embedding
-        FROM queries q
-        CROSS JOIN LATERAL (
-            SELECT c.id, c.source_id, c.search_vector, c.embedding
-            FROM library_chunk c
-            WHERE c.embedding_model = %(model)s AND c.search_vector @@ q.match_query
-            OFFSET 0
-        ) c
-        JOIN scope ON scope.id = c.source_id AND scope.search_config = q.config
+        SELECT m.id, scope.capped, m.search_vector, m.config, m.query, m.embedding
+        FROM index_matches m
+        JOIN scope ON scope.id = m.source_id AND scope.search_config = m.config
         WHERE (SELECT large FROM bounded)
     ) m
     WHERE NOT (%(floor_lexical)s OR m.capped)
