@@ -50,8 +50,11 @@ def compose(*args: str, env: dict[str, str] | None = None) -> subprocess.Complet
     )
 
 
-def compose_config() -> dict[str, Any]:
-    result = compose("config", "--format", "json", env={"POSTGRES_PASSWORD": "test-password"})
+def compose_config(**env: str) -> dict[str, Any]:
+    """The stack as `docker compose config` resolves it, with these variables set."""
+    result = compose(
+        "config", "--format", "json", env={"POSTGRES_PASSWORD": "test-password", **env}
+    )
     assert result.returncode == 0, result.stderr
     config: dict[str, Any] = json.loads(result.stdout)
     return config

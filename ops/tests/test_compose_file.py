@@ -8,7 +8,7 @@ import re
 from procrastinate.contrib.django import app
 
 from config.settings import BASE_DIR
-from ops.tests.stack import compose, compose_config
+from ops.tests.stack import compose_config
 
 SERVICES = {"db", "migrate", "web", "worker", "worker-generate"}
 
@@ -57,35 +57,20 @@ def test_every_queue_a_task_uses_has_a_worker_service():
 
 
 def test_per_queue_concurrency_comes_from_the_environment():
-    result = compose(
-        "config",
-        "--format",
-        "json",
-        env={"POSTGRES_PASSWORD": "x", "WORKER_INGEST_CONCURRENCY": "4"},
-    )
-    assert result.returncode == 0, result.stderr
-    assert "--concurrency=4" in result.stdout
-    assert "--concurrency=1" in result.stdout  # the generate worker keeps its default
+    services = compose_config(WORKER_INGEST_CONCURRENCY="4")["services"]
+    assert "--concurrency=4" in services["worker"]["command"]
+    # the generate worker keeps its default
+    assert "--concurrency=1" in services["worker-generate"]["command"]
 
 
 def test_the_bundled_databases_cache_size_comes_from_the_environment():
-    result = compose(
-        "config",
-        "--format",
-        "json",
-        env={"POSTGRES_PASSWORD": "x", "DATABASE_SHARED_BUFFERS": "4GB"},
-    )
-    assert result.returncode == 0, result.stderr
-    db = json.loads(result.stdout)["services"]["db"]
+    db = compose_config(DATABASE_SHARED_BUFFERS="4GB")["services"]["db"]
     assert db["command"] == ["postgres", "-c", "shared_buffers=4GB"]
 
 
 def test_a_managed_database_url_replaces_the_bundled_one():
     url = "postgresql://loupe:secret@db.example.org:5432/loupe?sslmode=require"
-    result = compose("config", "--format", "json", env={"DATABASE_URL": url})
-
-    assert result.returncode == 0, result.stderr
-    services = json.loads(result.stdout)["services"]
+    services = compose_config(DATABASE_URL=url)["services"]
     for name in SERVICES - {"db"}:
         assert services[name]["environment"]["DATABASE_URL"] == url
 
