@@ -478,21 +478,13 @@ queries AS (
            (string_agg(query::text, ' | ') FILTER (WHERE chosen))::tsquery AS match_query
     FROM chosen_terms GROUP BY config
 ),
--- The chunks holding a chosen lexeme. A notebook searched exactly (at most `exact_max`
--- chunks) tests each of its own, read as the dense side's exact scan reads them (the planner
--- may still prefer the model's full-text index when it expects few matches): through that
--- index, every lexeme of the question would return the matches of every notebook of every
--- user, to be thrown away here, a cost that grows with the library, not with the notebook
--- (a 10,000-chunk notebook in a library of 100,000: 65 against 215 ms at p50, 95 against
--- 815 at p95; bench/README.md). A larger one is matched per configuration through that
--- index (LATERAL ... OFFSET 0: left to itself the planner walked every source's chunks
--- testing each, ten times as slow), then kept if in the notebook. The filter on the model
--- is that partial index's predicate (library/vector_indexes.py): without it no index
--- serves. The one-time filter on the notebook's size runs exactly one of the two branches.
--- A large notebook's matches through the index, per configuration, before they meet the
--- notebook's sources: in the same step the planner may put the sources outside and run the
--- index scan again for each of them (90 times over for the bench's 90k-chunk notebook, 28
--- of the search's 42 ms; bench/README.md, note 3d).
+-- A large notebook (more than `exact_max` chunks) is matched per configuration through the
+-- model's full-text index (LATERAL ... OFFSET 0: left to itself the planner walked every
+-- source's chunks testing each, ten times as slow); the filter on the model is that partial
+-- index's predicate (library/vector_indexes.py): without it no index serves. A step of its
+-- own, before the matches meet the notebook's sources: in one step with them the planner
+-- may put the sources outside and run the index scan again for each (90 times over for the
+-- bench's 90k-chunk notebook, 28 of the search's 42 ms; bench/README.md, note 3d).
 index_matches AS MATERIALIZED (
     SELECT c.id, c.source_id, c.search_vector, c.embedding, q.config, q.query
     FROM queries q
@@ -504,6 +496,15 @@ index_matches AS MATERIALIZED (
     ) c
     WHERE (SELECT large FROM bounded)
 ),
+-- The notebook's chunks holding a chosen lexeme. A notebook searched exactly (at most
+-- `exact_max` chunks) tests each of its own, read as the dense side's exact scan reads them
+-- (the planner may still prefer the model's full-text index when it expects few matches):
+-- through that index, every lexeme of the question would return the matches of every
+-- notebook of every user, to be thrown away here, a cost that grows with the library, not
+-- with the notebook (a 10,000-chunk notebook in a library of 100,000: 65 against 215 ms at
+-- p50, 95 against 815 at p95; bench/README.md). A larger one keeps those of the index's
+-- matches that are its own. The one-time filter on the notebook's size runs exactly one of
+-- the two branches.
 all_matches AS MATERIALIZED (
     SELECT m.id, m.capped, m.search_vector, m.config, m.query
     FROM (
