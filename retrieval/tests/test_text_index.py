@@ -93,6 +93,17 @@ def two_models(owner, outsider, notebook):
     return notebook
 
 
+def ask_for_the_rare_word(notebook: Notebook):
+    """A hybrid search with a query vector far from every chunk: the full text finds them."""
+    return search_notebook_hybrid(
+        notebook=notebook,
+        question=f"Which orchids bear {RARE} blossoms?",
+        query_vector=[0.0, 0.0, 1.0],
+        model=OURS,
+        k=8,
+    )
+
+
 def plan_with_only_full_text_indexes(search) -> str:
     """EXPLAIN ANALYZE the ranking statement of `search` as it ran, with the other ways to
     the model's chunks out of the way (sequential scans off, the model's btree index dropped
@@ -134,13 +145,7 @@ def test_the_full_text_side_reads_its_models_index_only(settings, two_models, la
     settings.RETRIEVAL_EXACT_MAX_CHUNKS = 100 if large else 10**6
 
     def search():
-        return search_notebook_hybrid(
-            notebook=two_models,
-            question=f"Which orchids bear {RARE} blossoms?",
-            query_vector=[0.0, 0.0, 1.0],
-            model=OURS,
-            k=8,
-        )
+        return ask_for_the_rare_word(two_models)
 
     plan = plan_with_only_full_text_indexes(search)
 
@@ -172,12 +177,7 @@ def test_a_large_notebooks_full_text_index_is_read_once_whatever_its_sources(
     settings.RETRIEVAL_EXACT_MAX_CHUNKS = 100
 
     def search():
-        return search_notebook_hybrid(
-            notebook=notebook,
-            question=f"Which orchids bear {RARE} blossoms?",
-            query_vector=[0.0, 0.0, 1.0],
-            model=OURS,
-        )
+        return ask_for_the_rare_word(notebook)
 
     plan = plan_with_only_full_text_indexes(search)
     ours = vector_indexes.text_index_name(model=OURS)
