@@ -43,7 +43,7 @@ def _get_document(
     delete (they made it, or own the notebook; sharing/access.py)."""
     notebook = _get_notebook_for_user(request, notebook_id, Role.EDITOR if manage else Role.VIEWER)
     document = get_object_or_404(
-        GeneratedDocument.objects.prefetch_related("citations"),
+        GeneratedDocument.objects.prefetch_related("citations", "citations__chunk"),
         pk=document_id,
         notebook=notebook,
     )

@@ -62,7 +62,7 @@ class Source(models.Model):
     pdf_capture = models.CharField(
         max_length=10, choices=PdfCapture.choices, default=PdfCapture.AUTO
     )
-    # Which reader produced the text (e.g. "pypdf text layer", "rapidocr"), for the source info.
+    # Which reader produced the text (e.g. "PDF text layer", "rapidocr"), for the source info.
     reader = models.CharField(max_length=200, blank=True)
     # Beside each text the worker stores: its msgid and parameters, so a page shows it in
     # the reader's language (texts/__init__.py); the text itself stays English.
@@ -132,6 +132,11 @@ class Chunk(models.Model):
     source = models.ForeignKey(Source, on_delete=models.CASCADE, related_name="chunks")
     ordinal = models.PositiveIntegerField()
     page = models.PositiveIntegerField(null=True, blank=True)
+    # The number the page prints ("5", "xii") where it differs from `page`, its place in
+    # the file; "" where they agree or the source has no pages.
+    page_label = models.CharField(max_length=40, blank=True)
+    # The section the chunk sits in, outermost first: ["Network setup", "5.5 Wi-Fi"].
+    section = models.JSONField(default=list, blank=True)
     text = models.TextField()
     # Character span of the chunk inside its passage (the page's text for a PDF).
     char_start = models.PositiveIntegerField()

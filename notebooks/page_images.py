@@ -1,6 +1,6 @@
 """A PDF page as a PNG, with the text of a citation's quote highlighted on it.
 
-The quote was cut from pypdf's extraction of the page (NFKC-normalised), while the boxes
+The quote was cut from the page's cleaned text (ingest/loaders/page_text.py), while the boxes
 come from PDFium's own text layer; the two disagree on spaces, line breaks and hyphens far
 more often than on letters. So both sides are compared as their letters and digits only,
 casefolded: "mod-\\nern  ﬁsh" and "modern fish" meet as "modernfish".

@@ -189,7 +189,7 @@ def detail(
         conversation = access.visible_conversations(request.user, notebook).first()
     chat: list[Message] = []
     if conversation is not None:
-        chat = list(conversation.messages.prefetch_related("citations"))
+        chat = list(conversation.messages.prefetch_related("citations", "citations__chunk"))
     context = _sources_context(request, notebook)
     context.update(_conversations_context(request, notebook, conversation))
     context.update(
@@ -450,7 +450,9 @@ def message(request: HtmxHttpRequest, notebook_id: int, message_id: int) -> Http
     conversation id, which a streamed answer's first message may have just created."""
     notebook = _get_notebook_for_user(request, notebook_id)
     shown = get_object_or_404(
-        Message.objects.prefetch_related("citations").select_related("conversation"),
+        Message.objects.prefetch_related("citations", "citations__chunk").select_related(
+            "conversation"
+        ),
         pk=message_id,
         conversation__in=access.visible_conversations(request.user, notebook),
     )

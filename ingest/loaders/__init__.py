@@ -40,7 +40,7 @@ def detect_kind(filename: str, head: bytes) -> str:
 class Loaded(NamedTuple):
     passages: list[Passage]
     page_count: int | None  # None for kinds without pages
-    # What produced the text, for the source info: "pypdf text layer", "rapidocr".
+    # What produced the text, for the source info: "PDF text layer", "rapidocr".
     reader: Text | str
 
 

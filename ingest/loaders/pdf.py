@@ -1,8 +1,14 @@
 """PDFs, one passage per page, read in one of three capture modes.
 
-- `text`: the text layer only (pypdf); pages without a legible one are skipped.
+- `text`: the text layer only (PDFium; pypdf for a file PDFium cannot open); pages without a
+  legible one are skipped.
 - `vision`: every page rendered (pypdfium2, 150 dpi) and read by the vision reader.
 - `auto`: the text layer where it is legible, the vision reader for the other pages.
+
+Every page's text is cleaned (page_text.py), its running headers and footers removed
+(furniture.py); contents and index pages are read from their text layer but not made
+passages (navigation.py); the outline, or else numbered headings, gives every passage its
+sections (ingest/structure.py), and the page labels their printed numbers.
 """
 
 from __future__ import annotations
@@ -10,8 +16,8 @@ from __future__ import annotations
 import logging
 import math
 import threading
-import unicodedata
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pypdfium2 as pdfium
@@ -21,8 +27,18 @@ from PIL import Image
 from pypdf import PdfReader
 from pypdf.errors import FileNotDecryptedError, PdfReadError
 
+from ingest.loaders.furniture import strip_running_lines
 from ingest.loaders.image import is_blank, with_blank_note
+from ingest.loaders.navigation import is_navigation_page
+from ingest.loaders.page_text import clean_page_text
 from ingest.passages import LoaderError, Passage
+from ingest.structure import (
+    OutlineEntry,
+    headings_in_text,
+    sane_outline,
+    sections_from_outline,
+    starts_from_headings,
+)
 from providers import vision
 from texts import Text
 
@@ -32,7 +48,11 @@ MIN_VISIBLE_CHARS = 20
 MIN_LETTER_SHARE = 0.6
 
 CAPTURE_MODES = ("text", "vision", "auto")
-TEXT_READER = Text("pypdf text layer")
+TEXT_READER = Text("PDF text layer")
+FALLBACK_READER = Text("pypdf text layer")
+MAX_OUTLINE_DEPTH = 8
+MAX_OUTLINE_ENTRIES = 10_000
+MAX_LABEL_CHARS = 40
 RENDER_DPI = 150
 # A poster-sized page at 150 dpi would need gigabytes; such pages are rendered smaller.
 RENDER_MAX_PIXELS = 25_000_000
@@ -58,6 +78,7 @@ def is_legible(page_text: str) -> bool:
 
 
 def open_reader(path: Path) -> PdfReader:
+    """The fallback reader, for files PDFium cannot open."""
     try:
         reader = PdfReader(path)
         if reader.is_encrypted:
@@ -73,12 +94,7 @@ def open_reader(path: Path) -> PdfReader:
                     )
                 ) from exc
             if not opened:
-                raise LoaderError(
-                    Text(
-                        "This PDF is protected by a password. Upload a copy without password "
-                        "protection (for example, print it to a new PDF)."
-                    )
-                )
+                raise LoaderError(PASSWORD_PROTECTED)
         return reader
     except LoaderError:
         raise
@@ -88,17 +104,13 @@ def open_reader(path: Path) -> PdfReader:
         ) from exc
 
 
-def count_pages(reader: PdfReader) -> int:
-    try:
-        page_count = len(reader.pages)
-    except FileNotDecryptedError as exc:
-        raise LoaderError(
-            Text("This PDF is protected by a password; upload an unprotected copy.")
-        ) from exc
-    except Exception as exc:
-        raise LoaderError(
-            Text("The PDF's page list is damaged (%(error)s).", error=str(exc))
-        ) from exc
+PASSWORD_PROTECTED = Text(
+    "This PDF is protected by a password. Upload a copy without password "
+    "protection (for example, print it to a new PDF)."
+)
+
+
+def check_page_count(page_count: int) -> int:
     if page_count == 0:
         raise LoaderError(Text("This PDF has no pages."))
     if page_count > settings.PDF_MAX_PAGES:
@@ -113,27 +125,152 @@ def count_pages(reader: PdfReader) -> int:
     return page_count
 
 
-def legible_text_layer(
-    reader: PdfReader, path: Path, *, on_page: Callable[[int, int], None] | None = None
-) -> dict[int, str]:
-    """The text of every page (numbered from 1) whose text layer is legible.
+def count_pages(reader: PdfReader) -> int:
+    try:
+        page_count = len(reader.pages)
+    except FileNotDecryptedError as exc:
+        raise LoaderError(
+            Text("This PDF is protected by a password; upload an unprotected copy.")
+        ) from exc
+    except Exception as exc:
+        raise LoaderError(
+            Text("The PDF's page list is damaged (%(error)s).", error=str(exc))
+        ) from exc
+    return check_page_count(page_count)
 
-    `on_page(number, legible pages so far)` is called after each page.
-    """
-    texts: dict[int, str] = {}
-    for number, page in enumerate(reader.pages, start=1):
+
+@dataclass
+class TextLayer:
+    """What a PDF's text layer gives, before any page is read as an image."""
+
+    page_count: int
+    reader: Text
+    # Every page's cleaned text (numbered from 1), running headers and footers removed;
+    # "" for a page without one. Empty in `vision` mode, which reads no text layer.
+    texts: dict[int, str] = field(default_factory=dict)
+    outline: list[OutlineEntry] = field(default_factory=list)
+    # The printed page numbers, where the PDF labels its pages (/PageLabels).
+    labels: dict[int, str] = field(default_factory=dict)
+
+
+def read_text_layer(
+    path: Path, *, with_text: bool = True, on_page: Callable[[int, int], None] | None = None
+) -> TextLayer:
+    """Open the PDF (PDFium, or pypdf for a file PDFium cannot open) and read its pages'
+    text, outline and page labels. `on_page(number, page count)` hears of each page read."""
+    try:
+        with _pdfium_lock:
+            document = pdfium.PdfDocument(path)
+    except pdfium.PdfiumError as exc:
+        if "password" in str(exc).lower():
+            raise LoaderError(PASSWORD_PROTECTED) from exc
+        logger.info("PDFium cannot open %s (%s); reading it with pypdf", path.name, exc)
+        return _read_with_pypdf(path, with_text=with_text, on_page=on_page)
+    try:
+        with _pdfium_lock:
+            page_count = check_page_count(len(document))
+            outline = _outline(document, page_count)
+            labels = _labels(document, page_count)
+        layer = TextLayer(page_count=page_count, reader=TEXT_READER, outline=outline, labels=labels)
+        if with_text:
+            raw: dict[int, str] = {}
+            for number in range(1, page_count + 1):
+                # The lock is taken per page, so a page image rendered for a reader in
+                # another thread waits a page, not the whole file.
+                with _pdfium_lock:
+                    raw[number] = _page_text(document, number, path)
+                if on_page is not None:
+                    on_page(number, page_count)
+            layer.texts = _cleaned(raw, outline)
+        return layer
+    finally:
+        with _pdfium_lock:
+            document.close()
+
+
+def _page_text(document: pdfium.PdfDocument, number: int, path: Path) -> str:
+    # get_text_range(), not get_text_bounded(): the bounded text leaves out what runs past
+    # the page box (long paths at the margin, a table running off the bottom).
+    try:
+        page = document[number - 1]
         try:
-            page_text = page.extract_text() or ""
-        except Exception as exc:  # one broken page must not lose the others
-            logger.warning("page %s of %s could not be read: %s", number, path.name, exc)
-            page_text = ""
-        # NFKC folds ligatures ("ﬁ" → "fi") and presentation forms, so words match searches.
-        page_text = unicodedata.normalize("NFKC", page_text).replace("\x00", "")
-        if is_legible(page_text):
-            texts[number] = page_text
-        if on_page is not None:
-            on_page(number, len(texts))
-    return texts
+            textpage = page.get_textpage()
+            try:
+                return textpage.get_text_range()
+            finally:
+                textpage.close()
+        finally:
+            page.close()
+    except Exception as exc:  # one broken page must not lose the others
+        logger.warning("page %s of %s could not be read: %s", number, path.name, exc)
+        return ""
+
+
+def _outline(document: pdfium.PdfDocument, page_count: int) -> list[OutlineEntry]:
+    """The bookmarks as entries, or none when they cannot be read or make no sense."""
+    entries: list[OutlineEntry] = []
+    try:
+        for bookmark in document.get_toc(max_depth=MAX_OUTLINE_DEPTH):
+            destination = bookmark.get_dest()
+            index = destination.get_index() if destination is not None else None
+            if index is None:
+                continue
+            entries.append(
+                OutlineEntry(level=bookmark.level, title=bookmark.get_title(), page=index + 1)
+            )
+            if len(entries) > MAX_OUTLINE_ENTRIES:
+                break
+    except Exception as exc:  # a hostile outline must not cost the text
+        logger.warning("the outline could not be read (%s); reading without it", exc)
+        return []
+    return sane_outline(entries, page_count=page_count)
+
+
+def _labels(document: pdfium.PdfDocument, page_count: int) -> dict[int, str]:
+    labels: dict[int, str] = {}
+    try:
+        for index in range(page_count):
+            printed = " ".join(document.get_page_label(index).split())[:MAX_LABEL_CHARS]
+            if printed and printed != str(index + 1):
+                labels[index + 1] = printed
+    except Exception as exc:
+        logger.warning("the page labels could not be read (%s)", exc)
+        return {}
+    return labels
+
+
+def _read_with_pypdf(
+    path: Path, *, with_text: bool, on_page: Callable[[int, int], None] | None
+) -> TextLayer:
+    reader = open_reader(path)
+    page_count = count_pages(reader)
+    layer = TextLayer(page_count=page_count, reader=FALLBACK_READER)
+    if with_text:
+        raw: dict[int, str] = {}
+        for number, page in enumerate(reader.pages, start=1):
+            try:
+                raw[number] = page.extract_text() or ""
+            except Exception as exc:  # one broken page must not lose the others
+                logger.warning("page %s of %s could not be read: %s", number, path.name, exc)
+                raw[number] = ""
+            if on_page is not None:
+                on_page(number, page_count)
+        layer.texts = _cleaned(raw, [])
+    return layer
+
+
+def _cleaned(raw: dict[int, str], outline: list[OutlineEntry]) -> dict[int, str]:
+    texts = {number: clean_page_text(text) for number, text in raw.items()}
+    with_text = {number: text for number, text in texts.items() if text}
+    stripped = strip_running_lines(with_text, outline_titles=[entry.title for entry in outline])
+    return {number: stripped.get(number, "") for number in texts}
+
+
+def is_readable(page_text: str) -> bool:
+    """Whether the text layer is worth keeping instead of reading the page as an image: it
+    is legible, or it is a contents or index page, whose dot leaders and page numbers fail
+    the letter-share rule but which no OCR would read better."""
+    return is_legible(page_text) or is_navigation_page(page_text)
 
 
 def load(
@@ -145,7 +282,7 @@ def load(
 ) -> tuple[list[Passage], int, Text | str]:
     """The passages of a PDF, its page count, and which reader produced the text.
 
-    `on_progress` hears of every page read. A page whose text layer is not legible counts
+    `on_progress` hears of every page read. A page whose text layer is not readable counts
     as read in `text` mode (it is skipped) and only once the vision reader has read it in
     the others, so the count reaches the page count exactly when reading is done.
     """
@@ -157,17 +294,21 @@ def load(
                 modes=", ".join(CAPTURE_MODES),
             )
         )
-    reader = open_reader(path)
-    page_count = count_pages(reader)
+    page_count = 0
 
     def report(done: int, *, by_vision: bool = False) -> None:
         if on_progress is not None:
             on_progress(done, page_count, by_vision)
 
-    def on_page(number: int, legible: int) -> None:
-        report(number if capture == "text" else legible)
+    def on_page(number: int, pages: int) -> None:
+        nonlocal page_count
+        page_count = pages
+        if capture == "text":
+            report(number)
 
-    texts = {} if capture == "vision" else legible_text_layer(reader, path, on_page=on_page)
+    layer = read_text_layer(path, with_text=capture != "vision", on_page=on_page)
+    page_count = layer.page_count
+    texts = {number: text for number, text in layer.texts.items() if is_readable(text)}
     if capture == "text":
         if not texts:
             raise LoaderError(
@@ -178,8 +319,10 @@ def load(
                     pages=page_count,
                 )
             )
-        passages = [Passage(text=text, page=number) for number, text in texts.items()]
-        return passages, page_count, TEXT_READER
+        passages, navigation = _passages(texts, layer)
+        return passages, page_count, with_navigation_note(layer.reader, navigation)
+    if texts:
+        report(len(texts))
 
     to_read = [number for number in range(1, page_count + 1) if number not in texts]
     if len(to_read) > settings.PDF_VISION_MAX_PAGES:
@@ -215,7 +358,7 @@ def load(
             result = vision.read_image(image, user=user)
             vision_reader = result.reader
             if result.text.strip():
-                seen[number] = result.text
+                seen[number] = clean_page_text(result.text) or result.text
         report(len(texts) + position[number], by_vision=True)
     report(page_count)
     if not texts and not seen:
@@ -239,19 +382,61 @@ def load(
                 reader=vision_reader,
             )
         raise LoaderError(unread)
-    passages = [Passage(text=text, page=number) for number, text in sorted((texts | seen).items())]
+    passages, navigation = _passages(texts | seen, layer)
     if not texts:
-        return passages, page_count, with_blank_note(vision_reader, len(blank))
-    if not seen:
-        return passages, page_count, with_blank_note(TEXT_READER, len(blank))
-    both = Text.counted(
-        "%(text_reader)s + %(vision_reader)s (%(count)s page)",
-        "%(text_reader)s + %(vision_reader)s (%(count)s pages)",
-        len(seen),
-        text_reader=TEXT_READER,
-        vision_reader=vision_reader,
+        reader: Text | str = vision_reader
+    elif not seen:
+        reader = layer.reader
+    else:
+        reader = Text.counted(
+            "%(text_reader)s + %(vision_reader)s (%(count)s page)",
+            "%(text_reader)s + %(vision_reader)s (%(count)s pages)",
+            len(seen),
+            text_reader=layer.reader,
+            vision_reader=vision_reader,
+        )
+    return (
+        passages,
+        page_count,
+        with_navigation_note(with_blank_note(reader, len(blank)), navigation),
     )
-    return passages, page_count, with_blank_note(both, len(blank))
+
+
+def _passages(pages: dict[int, str], layer: TextLayer) -> tuple[list[Passage], int]:
+    """The pages as passages in page order, with their sections and printed numbers, and how
+    many contents or index pages were left out (kept when there is nothing else)."""
+    body = {number: text for number, text in pages.items() if not is_navigation_page(text)}
+    left_out = len(pages) - len(body) if body else 0
+    pages = dict(sorted((body or pages).items()))
+    if layer.outline:
+        sections = sections_from_outline(layer.outline, pages)
+    else:
+        sections, carried = {}, ()
+        for number, text in pages.items():
+            sections[number], carried = starts_from_headings(
+                headings_in_text(text), carried=carried
+            )
+    passages = [
+        Passage(
+            text=text,
+            page=number,
+            page_label=layer.labels.get(number, ""),
+            sections=sections.get(number, ()),
+        )
+        for number, text in pages.items()
+    ]
+    return passages, left_out
+
+
+def with_navigation_note(reader: Text | str, left_out: int) -> Text | str:
+    if not left_out:
+        return reader
+    return Text.counted(
+        "%(reader)s; %(count)s contents or index page not searched",
+        "%(reader)s; %(count)s contents or index pages not searched",
+        left_out,
+        reader=reader,
+    )
 
 
 def render_pages(path: Path, numbers: list[int]) -> Iterator[tuple[int, Image.Image]]:

@@ -82,7 +82,7 @@ def test_blank_scanned_pages_cost_no_vision_call_and_the_source_info_says_so(
     assert source.page_count == 4
     assert sorted(source.chunks.values_list("page", flat=True).distinct()) == [1, 3]
     assert source.reader == (
-        "pypdf text layer + vision model fake-vision (1 page); 2 blank pages skipped"
+        "PDF text layer + vision model fake-vision (1 page); 2 blank pages skipped"
     )
 
 

@@ -22,7 +22,7 @@ def test_a_one_page_pdf_gives_its_text_as_page_one():
     passages, page_count, reader = load_passages("pdf", PDFS / "pypdf/crazyones.pdf")
 
     assert page_count == 1
-    assert reader == "pypdf text layer"
+    assert reader == "PDF text layer"
     assert [passage.page for passage in passages] == [1]
     assert passages[0].text.startswith("The Crazy Ones")
     assert "the round pegs in the square holes" in passages[0].text.lower()
@@ -128,14 +128,19 @@ def test_every_sample_pdf_gives_passages_or_a_loader_error_in_auto_mode(
         assert passages
         assert all(1 <= passage.page <= page_count for passage in passages)
         from_text_layer = [passage for passage in passages if passage.text != READ_BY_VISION]
-        assert all(pdf.is_legible(passage.text) for passage in from_text_layer)
-        # Exactly the pages without a legible text layer went to vision, one call each,
-        # but for blank ones, which the source info counts.
-        skipped = re.search(r"; (\d+) blank pages? skipped$", reader)
+        assert all(pdf.is_readable(passage.text) for passage in from_text_layer)
+        # Exactly the pages without a readable text layer went to vision, one call each,
+        # but for blank ones, which the source info counts, as it counts the contents pages
+        # left out.
+        skipped = re.search(r"; (\d+) blank pages? skipped", reader)
         blank = int(skipped.group(1)) if skipped else 0
-        assert len(fake_openai.vision_requests) == page_count - len(from_text_layer) - blank
-        assert len(passages) == page_count - blank
-        assert reader.startswith("pypdf text layer") == bool(from_text_layer)
+        left_out = re.search(r"; (\d+) contents or index pages? not searched$", reader)
+        navigation = int(left_out.group(1)) if left_out else 0
+        assert len(fake_openai.vision_requests) == (
+            page_count - len(from_text_layer) - blank - navigation
+        )
+        assert len(passages) == page_count - blank - navigation
+        assert reader.startswith(("PDF text layer", "pypdf text layer")) == bool(from_text_layer)
     assert time.monotonic() - started < 60
 
     # What the collection's index says about a file must match what the loader does.

@@ -144,7 +144,7 @@ def test_the_vision_cap_counts_only_pages_without_a_text_layer_in_auto_mode(sett
     )
 
     assert len(passages) == 4
-    assert reader == "pypdf text layer"
+    assert reader == "PDF text layer"
 
 
 def test_auto_mode_sends_only_pages_without_a_text_layer_to_vision(fake_vision, tmp_path):
@@ -163,7 +163,7 @@ def test_auto_mode_sends_only_pages_without_a_text_layer_to_vision(fake_vision, 
     assert [passage.page for passage in passages] == [1, 2, 3]
     assert passages[0].text.startswith("The Crazy Ones")
     assert passages[1].text == "Scanned pages keep their secrets."
-    assert reader == "pypdf text layer + vision model fake-vision (1 page)"
+    assert reader == "PDF text layer + vision model fake-vision (1 page)"
 
 
 def test_imagemagick_pages_without_a_legible_text_layer_each_get_one_vision_call(fake_vision):

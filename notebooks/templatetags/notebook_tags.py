@@ -19,6 +19,37 @@ MARKER_RE = re.compile(r"\[(\d+)\]")
 
 
 @register.filter
+def cited_place(cited: CitedPassage) -> str:
+    """Where a citation's passage is: "page 13", or "p. 5 · PDF page 13" where the page
+    prints 5; "" for a source without pages."""
+    if not cited.page:
+        return ""
+    chunk = cited.chunk
+    printed = chunk.page_label if chunk is not None else ""
+    if printed:
+        return _("p. %(label)s · PDF page %(page)s") % {"label": printed, "page": cited.page}
+    return _("page %(page)s") % {"page": cited.page}
+
+
+@register.filter
+def cited_page_number(cited: CitedPassage) -> str:
+    """The page as the passage panel's "Page" shows it: "13", or "5 · PDF page 13"."""
+    chunk = cited.chunk
+    printed = chunk.page_label if chunk is not None else ""
+    if printed:
+        return _("%(label)s · PDF page %(page)s") % {"label": printed, "page": cited.page}
+    return str(cited.page or "")
+
+
+@register.filter
+def cited_section(cited: CitedPassage) -> str:
+    """The section of the document the cited passage is in ("Network setup › 5.5 Wi-Fi");
+    "" when the document shows none or the chunk has been replaced."""
+    chunk = cited.chunk
+    return " › ".join(chunk.section) if chunk is not None and chunk.section else ""
+
+
+@register.filter
 def link_citations(message: Message) -> SafeString:
     """The message's text as safe HTML, with each [n] that has a citation turned into a link
     that opens the cited passage in the side panel. Other brackets stay plain text.

@@ -2,9 +2,7 @@
 
 from pathlib import Path
 
-from pypdf import PdfReader
-
-from ingest.loaders.pdf import legible_text_layer
+from ingest.loaders.pdf import read_text_layer
 from ingest.tests.data import PDFS
 from notebooks.page_images import find_quote, render_page
 
@@ -14,8 +12,8 @@ ROTATED = PDFS / "sample-files" / "habibi-rotated.pdf"
 
 
 def _page_text(path: Path, page: int) -> str:
-    """The page's text as ingest stores it (pypdf, NFKC), which is where quotes come from."""
-    return legible_text_layer(PdfReader(path), path)[page]
+    """The page's text as ingest stores it (cleaned, NFKC), which is where quotes come from."""
+    return read_text_layer(path).texts[page]
 
 
 def _is_tinted(image, box) -> bool:
@@ -55,7 +53,7 @@ def test_a_quote_from_the_top_of_the_page_is_highlighted_in_the_top_part():
 
 
 def test_a_quote_with_a_ligature_is_found():
-    # pypdf reads "misﬁts", NFKC makes it "misfits"; PDFium keeps the ligature glyph.
+    # The text layer reads "misﬁts", NFKC makes it "misfits"; PDFium's boxes keep the glyph.
     assert "misfits" in _page_text(CRAZY_ONES, 1)
 
     rendered = render_page(CRAZY_ONES, 1, quote="The misfits. The rebels.")

@@ -46,7 +46,7 @@ def test_a_source_the_worker_failed_and_one_it_read_speak_the_readers_language(
     assert locked.status == Source.Status.FAILED
     assert locked.error.startswith(LOCKED_EN)  # stored in English
     assert readable.status == Source.Status.READY
-    assert readable.reader == "pypdf text layer"
+    assert readable.reader == "PDF text layer"
     client.force_login(owner)
     page = reverse("notebooks:detail", args=[notebook.pk])
 
@@ -54,9 +54,9 @@ def test_a_source_the_worker_failed_and_one_it_read_speak_the_readers_language(
     english = client.get(page, HTTP_ACCEPT_LANGUAGE="en").content.decode()
 
     assert LOCKED_DE in german and LOCKED_EN not in german
-    assert "· pypdf-Textebene" in german and "pypdf text layer" not in german
+    assert "· PDF-Textebene" in german and "PDF text layer" not in german
     assert LOCKED_EN in english and LOCKED_DE not in english
-    assert "· pypdf text layer" in english
+    assert "· PDF text layer" in english
 
     # The language cookie (the switcher) chooses as the browser's header does.
     client.cookies[settings.LANGUAGE_COOKIE_NAME] = "de"
