@@ -10,9 +10,11 @@ import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 
+import lxml.html
 import trafilatura
 
 from ingest.passages import LoaderError, Passage
+from ingest.structure import named_headings, starts_from_headings
 from texts import Text
 
 READER = Text("web page (%(extractor)s)", extractor="trafilatura")
@@ -51,4 +53,19 @@ def extract(content: bytes, *, charset: str = "") -> WebPage:
                 "navigation, or built by JavaScript in the browser (which Loupe does not run)."
             )
         )
-    return WebPage(title=title, passages=[Passage(text=text, page=None)])
+    # The page's own <h1>-<h6>, found among the lines of its main text, give the sections.
+    sections, _ = starts_from_headings(named_headings(text, _headings(html)))
+    return WebPage(title=title, passages=[Passage(text=text, page=None, sections=sections)])
+
+
+def _headings(html: bytes | str) -> list[tuple[int, str]]:
+    """(level from 0, text) of the page's headings in document order; none if it cannot
+    be parsed (trafilatura has read its text all the same)."""
+    try:
+        tree = lxml.html.fromstring(html)
+    except Exception:  # lxml raises a handful of types for malformed documents
+        return []
+    return [
+        (int(element.tag[1]) - 1, " ".join(element.text_content().split()))
+        for element in tree.iter("h1", "h2", "h3", "h4", "h5", "h6")
+    ]

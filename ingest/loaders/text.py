@@ -7,6 +7,7 @@ from typing import NamedTuple
 from charset_normalizer import from_bytes
 
 from ingest.passages import LoaderError, Passage
+from ingest.structure import headings_in_text, starts_from_headings
 from texts import Text
 
 # Below this many bytes a detector's guess is noise; Windows-1252 is the likelier answer.
@@ -69,4 +70,6 @@ def load(path: Path) -> tuple[list[Passage], Text]:
         )
     else:
         reader = Text("text file (%(encoding)s)", encoding=decoded.encoding)
-    return [Passage(text=content, page=None)], reader
+    # Markdown's `#` headings, else numbered heading lines, give the sections.
+    sections, _ = starts_from_headings(headings_in_text(content, markdown=True))
+    return [Passage(text=content, page=None, sections=sections)], reader

@@ -120,3 +120,29 @@ def test_a_heading_right_before_its_first_subheading_joins_that_section():
     assert len(chunks) == 1
     assert chunks[0].section == ("2 Care", "2.1 Water")
     assert chunks[0].text.startswith("2 Care")
+
+
+def test_a_markdown_file_is_read_with_its_headings_as_sections(tmp_path):
+    from ingest.loaders import load_passages
+
+    path = tmp_path / "guide.md"
+    path.write_text(f"# Ferns\n\n## Shade\n\n{WORDS}\n\n## Water\n\n{WORDS}\n")
+
+    passages, _, _ = load_passages("text", path)
+    chunks = chunk_passages(passages)
+
+    assert [chunk.section for chunk in chunks] == [("Ferns", "Shade"), ("Ferns", "Water")]
+
+
+def test_a_web_page_is_read_with_its_headings_as_sections():
+    from ingest.loaders import html
+
+    body = " ".join(f"<p>Paragraph {n} says {WORDS}.</p>" for n in range(2))
+    page = html.extract(
+        f"<html><body><article><h1>Ferns at home</h1>{body}<h2>Watering</h2>{body}"
+        "</article></body></html>".encode()
+    )
+    chunks = chunk_passages(page.passages)
+
+    assert ("Ferns at home",) in [chunk.section for chunk in chunks]
+    assert chunks[-1].section == ("Ferns at home", "Watering")
