@@ -11,7 +11,9 @@ the loader and chunker make it (no database, no embedding), measured three ways:
   same file, which used to be Loupe's;
 - chunks that still hold a running header: a line whose shape (numbers as `#`) is the first
   or last line of at least a fifth of the raw pages;
-- gold quotes found verbatim (whitespace collapsed) in one chunk of the gold page.
+- gold quotes found verbatim (whitespace collapsed) in one chunk of the gold page;
+- pages that `auto` would send to OCR although their text layer has words (20 or more
+  visible characters): target 0 (a contents page's dot leaders used to send it there).
 
     .venv/bin/python bench/manual_text_quality.py [--json]
 """
@@ -76,6 +78,7 @@ def main() -> None:
 
     from ingest.chunker import chunk_passages
     from ingest.loaders import load_passages
+    from ingest.loaders import pdf as pdf_loader
     from ingest.loaders.furniture import shape
 
     questions = [json.loads(line) for line in (MANUALS / "questions.jsonl").open()]
@@ -116,6 +119,12 @@ def main() -> None:
                 found += 1
             else:
                 missing.append(question["id"])
+        layer = pdf_loader.read_text_layer(pdf)
+        to_ocr_with_words = [
+            number
+            for number, text in layer.texts.items()
+            if len("".join(text.split())) >= 20 and not pdf_loader.is_readable(text)
+        ]
         results[pdf.name] = {
             "pages": page_count,
             "chunks": len(drafts),
@@ -128,6 +137,7 @@ def main() -> None:
             "running_header_shapes": sorted(running),
             "quotes_found": f"{found}/{total}",
             "quotes_missing": missing,
+            "pages_to_ocr_with_a_text_layer": len(to_ocr_with_words),
         }
     if options.json:
         print(json.dumps(results))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -46,6 +47,8 @@ logger = logging.getLogger(__name__)
 
 MIN_VISIBLE_CHARS = 20
 MIN_LETTER_SHARE = 0.6
+_VISIBLE = re.compile(r"\S")
+_LETTER = re.compile(r"[^\W\d_]")
 
 CAPTURE_MODES = ("text", "vision", "auto")
 TEXT_READER = Text("PDF text layer")
@@ -70,11 +73,12 @@ def is_legible(page_text: str) -> bool:
 
     Fonts without a Unicode map yield glyph codes and punctuation soup; that is not text.
     """
-    visible = [ch for ch in page_text if not ch.isspace()]
-    if len(visible) < MIN_VISIBLE_CHARS:
+    # Counted by regular expressions, not a loop over characters: a long PDF's pages are
+    # millions of characters.
+    visible = len(_VISIBLE.findall(page_text))
+    if visible < MIN_VISIBLE_CHARS:
         return False
-    letters = sum(ch.isalpha() for ch in visible)
-    return letters / len(visible) >= MIN_LETTER_SHARE
+    return len(_LETTER.findall(page_text)) / visible >= MIN_LETTER_SHARE
 
 
 def open_reader(path: Path) -> PdfReader:
