@@ -41,10 +41,11 @@ class OutlineEntry:
 
 _SPACE = re.compile(r"\s+")
 _NOT_WORD = re.compile(r"[\W_]+")
-# "1.1.4 ", "A.2 ", "Chapter 5 ", "Kapitel 5 ", "5. " before a heading's title.
+# "1.1.4 ", "A.2 ", "IV. ", "Chapter 5 ", "Kapitel 5 ", "5. " before a heading's title (not
+# "A " or "I ": those begin titles).
 _NUMBER_PREFIX = re.compile(
     r"^(?:(?:chapter|kapitel|part|teil|appendix|anhang|section|abschnitt)\s+)?"
-    r"(?:\d+(?:\.\d+)*|[A-Z](?:\.\d+)*|[IVXLC]+)\.?\s+",
+    r"(?:\d+(?:\.\d+)*\.?|[A-Z](?:\.\d+)+\.?|[IVXLC]+\.)\s+",
     re.IGNORECASE,
 )
 _NUMBERED_HEADING = re.compile(r"^(\d{1,2}(?:\.\d{1,3}){0,5})\.?[ \t]+(\S[^\n]{0,118})$", re.M)
@@ -58,6 +59,12 @@ def label(text: str) -> str:
     if len(cleaned) > MAX_LABEL_CHARS:
         cleaned = cleaned[: MAX_LABEL_CHARS - 1].rstrip() + "…"
     return cleaned
+
+
+def strip_number(heading: str) -> str:
+    """A heading without its section number: "1.1.4 The root shell prompt" → "The root
+    shell prompt"."""
+    return _NUMBER_PREFIX.sub("", heading.strip()) or heading.strip()
 
 
 def _key(text: str) -> str:

@@ -10,11 +10,18 @@ from generation.documents.extract import key_sentences, source_sentences
 from generation.documents.inputs import Inputs
 from generation.documents.structured import InvalidOutput
 from generation.summaries import _content_terms
+from ingest.structure import strip_number
+from library.models import Chunk, Source
 
 FOCUS = "main topics, themes, concepts and how they relate"
 MAX_DEPTH = 4
 MAX_NODES = 80
 BRANCH_CHILDREN = 6
+# A document's outline as the map: this many chapters at most, their sections below while
+# the map stays readable.
+MAX_CHAPTERS = 16
+SECTIONS_PER_CHAPTER = 5
+MAX_LABEL_CHARS = 60
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -94,9 +101,60 @@ def _key_phrases(quotes: list[str], limit: int) -> list[str]:
     return [forms[stem].most_common(1)[0][0] for stem, count in stems.most_common(limit)]
 
 
+def _short(label: str) -> str:
+    """A node's label: without its section number, not shouting, and short."""
+    text = strip_number(label)
+    if text.isupper() and len(text) > 3:
+        text = text.capitalize()
+    if len(text) > MAX_LABEL_CHARS:
+        text = text[: MAX_LABEL_CHARS - 1].rsplit(" ", 1)[0] + "…"
+    return text
+
+
+def outline_branches(source: Source, *, budget: int) -> list[dict[str, Any]]:
+    """The source's chapters and their first sections, in reading order, from the section
+    paths its chunks carry (the PDF's outline, or its headings); [] when it has none."""
+    chapters: dict[str, list[str]] = {}
+    paths = (
+        Chunk.objects.filter(source=source).order_by("ordinal").values_list("section", flat=True)
+    )
+    for path in paths:
+        if not path:
+            continue
+        sections = chapters.setdefault(path[0], [])
+        if len(path) > 1 and path[1] not in sections:
+            sections.append(path[1])
+    if len(chapters) < 2 and not any(chapters.values()):
+        return []  # one heading is not a structure
+    if len(chapters) == 1:
+        # One chapter is the document's own title: its sections are the branches.
+        ((title, sections),) = chapters.items()
+        return [{"label": _short(title), "children": _leaves(sections[: budget - 1])}]
+    chosen = list(chapters.items())[:MAX_CHAPTERS]
+    per_chapter = max(0, min(SECTIONS_PER_CHAPTER, (budget - len(chosen)) // max(len(chosen), 1)))
+    return [
+        {"label": _short(chapter), "children": _leaves(sections[:per_chapter])}
+        for chapter, sections in chosen
+    ]
+
+
+def _leaves(labels: list[str]) -> list[dict[str, Any]]:
+    return [{"label": _short(label), "children": []} for label in labels]
+
+
 def extractive(inputs: Inputs, *, notebook_title: str) -> dict[str, Any]:
+    """The documents' own outlines (chapters, then sections); a source without one gets
+    its headings, and key terms as the last resort."""
     branches: list[dict[str, Any]] = []
+    budget = (MAX_NODES - 2) // max(len(inputs.sources), 1) - 1
     for source in inputs.sources:
+        outline = outline_branches(source, budget=budget)
+        if len(outline) == 1:
+            branches.append(outline[0])
+            continue
+        if outline:
+            branches.append({"label": source.title[:120], "children": outline})
+            continue
         texts = [hit.chunk.text for _n, hit in inputs.hits_of(source)]
         seen: set[str] = set()
         headings = []
