@@ -15,6 +15,7 @@ from django.contrib.auth.models import User
 from django.contrib.postgres.search import SearchVector
 from django.core.files.base import ContentFile, File
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from billing.services import credit_spent_text, has_credit, usage_for
@@ -36,6 +37,11 @@ from retrieval import windows
 from texts import Text, assign, columns, message_of, translated
 
 logger = logging.getLogger(__name__)
+
+
+# The rest of a long source's embedding waits behind new sources (procrastinate runs the
+# highest priority first; new jobs have 0).
+CONTINUATION_PRIORITY = -1
 
 
 class UploadRejected(Exception):
@@ -191,45 +197,62 @@ def reprocess_source(*, source: Source) -> Source:
     return source
 
 
-def process_source(*, source_id: int, raise_transient: bool = False) -> Source:
+def process_source(
+    *, source_id: int, raise_transient: bool = False, slice_seconds: float | None = None
+) -> Source:
     """Process a source at its owner's expense; its usage rows point at the source.
 
     With `raise_transient`, a transient provider error (a model server down or
-    rate-limiting) puts the source back in the queue and is raised, for the job to be
-    retried later; otherwise it fails the source like any other error.
+    rate-limiting) is raised, for the job to be retried later, and leaves the source as it
+    stands (queued again before it is read; ready by its words while it is embedded);
+    otherwise it fails the source like any other error.
+
+    With `slice_seconds`, the job stops embedding once it has worked that long and queues
+    the rest as a job of its own (`ingest.tasks`), behind sources added meanwhile;
+    without, everything is done here.
     """
     with usage_for(source_id=source_id):
-        return _process_source(source_id=source_id, raise_transient=raise_transient)
+        return _process_source(
+            source_id=source_id, raise_transient=raise_transient, slice_seconds=slice_seconds
+        )
 
 
-def _process_source(*, source_id: int, raise_transient: bool = False) -> Source:
-    """Read, chunk and embed a source; it ends ready, or failed with a reason.
+def _process_source(
+    *, source_id: int, raise_transient: bool = False, slice_seconds: float | None = None
+) -> Source:
+    """Read and chunk a source, then embed its chunks; it ends ready, or failed with a reason.
 
-    Chunks and vectors are written in one transaction at the end, so a crash at any
-    point leaves either the old chunks or the new ones, never half of them.
+    The chunks are written in one transaction as soon as the source is read, with their
+    full-text vectors: from then on the source is ready and searched by its words, while
+    its vectors fill in behind, a batch per transaction (a search uses the vectors that
+    exist). A crash while reading leaves the old chunks or none; a crash while embedding
+    leaves whole chunks, some without a vector, which the next run embeds.
     """
+    started = time.monotonic()
     with transaction.atomic():
         source = Source.objects.select_for_update().get(pk=source_id)
-        if source.status == Source.Status.READY:
+        resuming = source.status == Source.Status.READY
+        if resuming and source.stage != Source.Stage.EMBEDDING:
             if source.stage:
                 # A worker died while writing the summary; the source is ready without one.
                 source.stage = Source.Stage.NONE
                 source.save(update_fields=["stage", "updated_at"])
             return source
-        source.status = Source.Status.PROCESSING
-        source.error = ""
-        source.stage = _first_stage(source)
-        source.progress_done = source.progress_total = 0
-        source.save(
-            update_fields=[
-                "status",
-                "error",
-                "stage",
-                "progress_done",
-                "progress_total",
-                "updated_at",
-            ]
-        )
+        if not resuming:
+            source.status = Source.Status.PROCESSING
+            source.error = ""
+            source.stage = _first_stage(source)
+            source.progress_done = source.progress_total = 0
+            source.save(
+                update_fields=[
+                    "status",
+                    "error",
+                    "stage",
+                    "progress_done",
+                    "progress_total",
+                    "updated_at",
+                ]
+            )
     # Checked when the work starts, not only at upload: the queue may have waited while
     # other work spent the credit. Retrying the source after a grant processes it.
     if not has_credit(source.owner):
@@ -237,128 +260,209 @@ def _process_source(*, source_id: int, raise_transient: bool = False) -> Source:
         return source
 
     try:
-        if source.kind == Source.Kind.URL:
-            passages, page_count = _fetch_and_load(source)
-        else:
-            with local_copy(source.file) as path:
-                passages, page_count, reader = load_passages(
-                    source.kind,
-                    path,
-                    pdf_capture=source.pdf_capture,
-                    user=source.owner,
-                    on_progress=_page_reporter(source),
-                )
-            assign(source, "reader", reader)
-        drafts = chunk_passages(
-            passages, window=settings.CHUNK_TOKENS, overlap=settings.CHUNK_OVERLAP_TOKENS
-        )
-        if not drafts:
-            raise LoaderError(Text("The source contains no words to index."))
-        _report_progress(source, stage=Source.Stage.EMBEDDING, done=0, total=len(drafts))
-
-        def report(done: int, total: int) -> None:
-            _report_progress(source, stage=Source.Stage.EMBEDDING, done=done, total=total)
-
-        texts = [draft.text for draft in drafts]
-        while True:
-            # During a model switch (retrieval/reembed.py) the chunks get the vectors of
-            # both models: the active one's serve now, the next one's at the switch.
-            model, target = embeddings.active(), embeddings.target()
-            # With each chunk's parts, for hybrid search (retrieval/windows.py); the progress
-            # covers both.
-            vectors, window_vectors = windows.embed_with_windows(
-                texts, model=model, user=source.owner, on_progress=report
-            )
-            next_vectors = next_window_vectors = None
-            if target:
-                try:
-                    next_vectors, next_window_vectors = windows.embed_with_windows(
-                        texts, model=target, user=source.owner
-                    )
-                except ProviderError as exc:
-                    # The next model failing must not fail the source: the re-embed job
-                    # gives these chunks its vectors before it switches.
-                    logger.warning("embedding source %s by %s: %s", source.pk, target.name, exc)
-            with transaction.atomic():
-                state = EmbeddingState.lock_for_writing(
-                    model=model.name, dimensions=model.dimensions
-                )
-                if state.active_model != model.name:
-                    continue  # the switch happened meanwhile: embed with the new model
-                Chunk.objects.filter(source=source).delete()
-                chunks = Chunk.objects.bulk_create(
-                    Chunk(
-                        source=source,
-                        ordinal=ordinal,
-                        page=draft.page,
-                        page_label=draft.page_label,
-                        section=list(draft.section),
-                        text=draft.text,
-                        char_start=draft.char_start,
-                        char_end=draft.char_end,
-                        embedding=vector,
-                        embedding_model=model.name,
-                    )
-                    for ordinal, (draft, vector) in enumerate(zip(drafts, vectors, strict=True))
-                )
-                ChunkWindow.objects.bulk_create(
-                    windows.window_rows(
-                        [chunk.pk for chunk in chunks], window_vectors, model=model.name
-                    )
-                )
-                # A switch that began after we read `target` embeds these chunks itself
-                # before it switches (it checks under the exclusive lock).
-                if target and next_vectors and state.target_model == target.name:
-                    ChunkEmbedding.objects.bulk_create(
-                        ChunkEmbedding(chunk=chunk, model=target.name, embedding=vector)
-                        for chunk, vector in zip(chunks, next_vectors, strict=True)
-                    )
-                    if next_window_vectors:
-                        ChunkWindow.objects.bulk_create(
-                            windows.window_rows(
-                                [chunk.pk for chunk in chunks],
-                                next_window_vectors,
-                                model=target.name,
-                            )
-                        )
-                # The full-text vectors, stemmed in the source's language, in the same
-                # transaction.
-                source.language = detect_language(" ".join(texts[:20]))
-                source.search_config = search_config(source.language)
-                Chunk.objects.filter(source=source).update(
-                    search_vector=SearchVector("text", config=source.search_config)
-                )
-                source.status = Source.Status.READY
-                # Ready and answerable now; the stage is cleared once the summary is written.
-                source.stage = Source.Stage.SUMMARIZING
-                source.page_count = page_count
-                source.chunk_count = len(drafts)
-                source.progress_done = len(drafts)
-                source.progress_total = len(drafts)
-                source.save()
-                break
-        # The active model's HNSW and full-text indexes come with its first vectors
-        # (after: a no-op).
-        ensure_model_indexes_quietly(model=model.name, dimensions=len(vectors[0]))
-        # The source is ready and answerable now; its summary cannot fail it.
-        _summarize(source, passages)
+        if not resuming:
+            _read(source)
+        until = None if slice_seconds is None else started + slice_seconds
+        # A job that only embeds does at least one batch, or slices would hand on the work
+        # without doing any; the job that read the source has done its part.
+        if not _embed_pending(source, until=until, at_least_one=resuming):
+            _continue_later(source)
     except AlreadyInLibrary as same:
         return _link_instead(source, same.existing)
     except (LoaderError, ProviderError) as exc:
         if raise_transient and isinstance(exc, ProviderError) and exc.transient:
             _queue_again(source, message_of(exc))
             raise
-        _fail(source, message_of(exc))
+        _fail(source, message_of(exc), read=source.status == Source.Status.READY)
     except Exception as exc:
         logger.exception("processing source %s failed", source.pk)
         _fail(
             source,
-            Text(
+            read=source.status == Source.Status.READY,
+            message=Text(
                 "Processing failed unexpectedly (%(error)s).",
                 error=f"{type(exc).__name__}: {exc}",
             ),
         )
     return source
+
+
+def _read(source: Source) -> None:
+    """Read the source into chunks without vectors, searchable by their words at once, and
+    write its summary; the source is then ready, with its chunks still to embed."""
+    if source.kind == Source.Kind.URL:
+        passages, page_count = _fetch_and_load(source)
+    else:
+        with local_copy(source.file) as path:
+            passages, page_count, reader = load_passages(
+                source.kind,
+                path,
+                pdf_capture=source.pdf_capture,
+                user=source.owner,
+                on_progress=_page_reporter(source),
+            )
+        assign(source, "reader", reader)
+    drafts = chunk_passages(
+        passages, window=settings.CHUNK_TOKENS, overlap=settings.CHUNK_OVERLAP_TOKENS
+    )
+    if not drafts:
+        raise LoaderError(Text("The source contains no words to index."))
+    model = embeddings.active()
+    with transaction.atomic():
+        # The model whose vectors these chunks will get; the switch (retrieval/reembed.py)
+        # sees them under its exclusive lock and embeds them for the next model too.
+        state = EmbeddingState.lock_for_writing(model=model.name, dimensions=model.dimensions)
+        Chunk.objects.filter(source=source).delete()
+        Chunk.objects.bulk_create(
+            Chunk(
+                source=source,
+                ordinal=ordinal,
+                page=draft.page,
+                page_label=draft.page_label,
+                section=list(draft.section),
+                text=draft.text,
+                char_start=draft.char_start,
+                char_end=draft.char_end,
+                embedding=None,
+                embedding_model=state.active_model,
+            )
+            for ordinal, draft in enumerate(drafts)
+        )
+        # The full-text vectors, stemmed in the source's language, in the same transaction.
+        source.language = detect_language(" ".join(draft.text for draft in drafts[:20]))
+        source.search_config = search_config(source.language)
+        Chunk.objects.filter(source=source).update(
+            search_vector=SearchVector("text", config=source.search_config)
+        )
+        # Ready and answerable by its words now; the summary, then the vectors, follow.
+        source.status = Source.Status.READY
+        source.stage = Source.Stage.SUMMARIZING
+        source.page_count = page_count
+        source.chunk_count = len(drafts)
+        source.progress_done = 0
+        source.progress_total = len(drafts)
+        source.save()
+    # The summary cannot fail the source.
+    _summarize(source, passages)
+
+
+def _embed_pending(source: Source, *, until: float | None, at_least_one: bool = True) -> bool:
+    """Embed the source's chunks that have no vector yet, a batch per transaction, until
+    none is left (True) or the time `until` (time.monotonic()) has passed (False)."""
+    embedded_here = not at_least_one
+    _report_progress(
+        source,
+        stage=Source.Stage.EMBEDDING,
+        done=_embedded(source),
+        total=source.chunk_count,
+    )
+    while True:
+        pending = list(
+            Chunk.objects.filter(source=source, embedding__isnull=True)
+            .order_by("ordinal")
+            .values_list("pk", "text")[: settings.INGEST_EMBED_CHUNKS]
+        )
+        if not pending:
+            Source.objects.filter(pk=source.pk).update(
+                stage=Source.Stage.NONE,
+                error="",
+                error_i18n=None,
+                progress_done=source.chunk_count,
+                progress_total=source.chunk_count,
+                updated_at=timezone.now(),
+            )
+            source.stage, source.error, source.error_i18n = Source.Stage.NONE, "", None
+            source.progress_done = source.progress_total = source.chunk_count
+            return True
+        if until is not None and time.monotonic() > until and embedded_here:
+            return False
+        _embed_batch(source, [pk for pk, _ in pending], [text for _, text in pending])
+        embedded_here = True
+        _report_progress(
+            source,
+            stage=Source.Stage.EMBEDDING,
+            done=_embedded(source),
+            total=source.chunk_count,
+        )
+
+
+def _embedded(source: Source) -> int:
+    return Chunk.objects.filter(source=source, embedding__isnull=False).count()
+
+
+def _embed_batch(source: Source, ids: list[int], texts: list[str]) -> None:
+    """Embed these chunks by the active model (and by the next one, during a switch) and
+    write their vectors in one transaction."""
+    while True:
+        # During a model switch (retrieval/reembed.py) the chunks get the vectors of both
+        # models: the active one's serve now, the next one's at the switch.
+        model, target = embeddings.active(), embeddings.target()
+        # With each chunk's parts, for hybrid search (retrieval/windows.py).
+        vectors, window_vectors = windows.embed_with_windows(texts, model=model, user=source.owner)
+        next_vectors = next_window_vectors = None
+        if target:
+            try:
+                next_vectors, next_window_vectors = windows.embed_with_windows(
+                    texts, model=target, user=source.owner
+                )
+            except ProviderError as exc:
+                # The next model failing must not fail the source: the re-embed job
+                # gives these chunks its vectors before it switches.
+                logger.warning("embedding source %s by %s: %s", source.pk, target.name, exc)
+        with transaction.atomic():
+            state = EmbeddingState.lock_for_writing(model=model.name, dimensions=model.dimensions)
+            if state.active_model != model.name:
+                continue  # the switch happened meanwhile: embed with the new model
+            # Only the chunks still waiting: a re-read of the source may have replaced them.
+            waiting = set(
+                Chunk.objects.filter(pk__in=ids, embedding__isnull=True)
+                .select_for_update()
+                .values_list("pk", flat=True)
+            )
+            chunks = [
+                Chunk(pk=pk, embedding=vector, embedding_model=model.name)
+                for pk, vector in zip(ids, vectors, strict=True)
+                if pk in waiting
+            ]
+            Chunk.objects.bulk_update(chunks, ["embedding", "embedding_model"])
+            kept = [index for index, pk in enumerate(ids) if pk in waiting]
+            if window_vectors:
+                ChunkWindow.objects.bulk_create(
+                    windows.window_rows(
+                        [ids[index] for index in kept],
+                        [window_vectors[index] for index in kept],
+                        model=model.name,
+                    )
+                )
+            # A switch that began after we read `target` embeds these chunks itself
+            # before it switches (it checks under the exclusive lock).
+            if target and next_vectors and state.target_model == target.name:
+                ChunkEmbedding.objects.bulk_create(
+                    ChunkEmbedding(
+                        chunk_id=ids[index], model=target.name, embedding=next_vectors[index]
+                    )
+                    for index in kept
+                )
+                if next_window_vectors:
+                    ChunkWindow.objects.bulk_create(
+                        windows.window_rows(
+                            [ids[index] for index in kept],
+                            [next_window_vectors[index] for index in kept],
+                            model=target.name,
+                        )
+                    )
+        # The active model's HNSW and full-text indexes come with its first vectors
+        # (after: a no-op).
+        ensure_model_indexes_quietly(model=model.name, dimensions=len(vectors[0]))
+        return
+
+
+def _continue_later(source: Source) -> None:
+    """Queue the rest of the source's embedding as a job of its own, at a lower priority:
+    a source added meanwhile is read (and a small one finished) before it goes on."""
+    from ingest.tasks import ingest_source
+
+    ingest_source.configure(priority=CONTINUATION_PRIORITY).defer(source_id=source.pk)
 
 
 def _summarize(source: Source, passages: list[Passage]) -> None:
@@ -385,7 +489,7 @@ def _summarize(source: Source, passages: list[Passage]) -> None:
     else:
         source.summary = summary.text
         source.summary_mode = summary.mode if summary.text else ""
-    source.stage = Source.Stage.NONE
+    source.stage = Source.Stage.EMBEDDING  # its chunks' vectors come next
     source.save(
         update_fields=[
             "summary",
@@ -416,15 +520,26 @@ def _link_instead(source: Source, existing: Source) -> Source:
 
 
 def _queue_again(source: Source, message: Text | str) -> None:
-    source.status = Source.Status.QUEUED
+    """The job will run again; the source says why it waits. One already read stays ready
+    (searched by its words) with its embedding paused."""
     error = assign(
         source, "error", Text("%(message)s Loupe will try again shortly.", message=message)
     )
+    if source.status == Source.Status.READY:
+        source.save(update_fields=[*error, "updated_at"])
+        return
+    source.status = Source.Status.QUEUED
     source.stage = Source.Stage.NONE
     source.save(update_fields=["status", *error, "stage", "updated_at"])
 
 
-def _fail(source: Source, message: Text | str) -> None:
+def _fail(source: Source, message: Text | str, *, read: bool = False) -> None:
+    """The source failed; one that failed after it was read (while embedding) loses its
+    chunks, so that a failed source never holds chunks half embedded."""
+    if read:
+        Chunk.objects.filter(source=source).delete()
+        source.chunk_count = 0
+        Source.objects.filter(pk=source.pk).update(chunk_count=0)
     source.status = Source.Status.FAILED
     error = assign(source, "error", message)
     source.stage = Source.Stage.NONE

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from django.conf import settings
 from procrastinate import JobContext
 from procrastinate.contrib.django import app
 
@@ -11,10 +12,15 @@ from ops.jobs import TRANSIENT_RETRY
 # A model server that is down or rate-limiting fails the attempt, not the source: the job
 # runs again later (ops/jobs.py) and only the last attempt marks the source failed.
 # Stalled jobs (a worker killed mid-job) are re-queued by ops.tasks.retry_stalled_jobs.
+# A long source is read at once and embedded in slices: each job embeds for a few seconds
+# and queues the rest behind any source added meanwhile, so a small upload never waits for
+# a big one (services.process_source).
 @app.task(queue="ingest", retry=TRANSIENT_RETRY, pass_context=True)
 def ingest_source(context: JobContext, *, source_id: int) -> None:
     if not Source.objects.filter(pk=source_id).exists():
         return  # deleted while it waited in the queue
     services.process_source(
-        source_id=source_id, raise_transient=TRANSIENT_RETRY.retries_left(context.job)
+        source_id=source_id,
+        raise_transient=TRANSIENT_RETRY.retries_left(context.job),
+        slice_seconds=settings.INGEST_SLICE_SECONDS,
     )

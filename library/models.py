@@ -123,7 +123,11 @@ class Source(models.Model):
 
     @property
     def is_finished(self) -> bool:
-        return self.status in {self.Status.READY, self.Status.FAILED}
+        """Failed, or ready with every chunk embedded. A source whose vectors are still being
+        made is ready (searched by its words) but not finished."""
+        if self.status == self.Status.READY:
+            return self.stage != self.Stage.EMBEDDING
+        return self.status == self.Status.FAILED
 
 
 class Chunk(models.Model):
@@ -143,8 +147,9 @@ class Chunk(models.Model):
     char_end = models.PositiveIntegerField()
     # No fixed dimension: each vector records the model that made it, a search only
     # compares vectors of the active model, and a re-embed can write a new model's
-    # vectors beside the old ones before switching.
-    embedding = VectorField()
+    # vectors beside the old ones before switching. NULL until the chunk is embedded: its
+    # words are searchable as soon as the source is read (ingest/services.py).
+    embedding = VectorField(null=True)
     embedding_model = models.CharField(max_length=200)
     # to_tsvector(source.search_config, text), written with the chunks. A plain column, not a
     # generated one: a generated column cannot read the source's configuration.

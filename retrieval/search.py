@@ -206,7 +206,7 @@ uploads_exact AS (
     SELECT c.id, c.embedding <=> %(vector)s::vector AS distance
     FROM library_chunk c
     WHERE c.source_id IN (SELECT id FROM scope WHERE NOT capped)
-      AND c.embedding_model = %(model)s
+      AND c.embedding_model = %(model)s AND c.embedding IS NOT NULL
       AND (SELECT coalesce(sum(chunk_count), 0) FROM scope WHERE NOT capped) <= %(exact_max)s
     ORDER BY distance, c.id
     LIMIT %(candidates)s
@@ -224,6 +224,7 @@ generated AS (
     SELECT c.id, c.embedding <=> %(vector)s::vector AS distance
     FROM library_chunk c
     WHERE c.source_id IN (SELECT id FROM scope WHERE capped) AND c.embedding_model = %(model)s
+      AND c.embedding IS NOT NULL
     ORDER BY distance, c.id
     LIMIT %(generated_candidates)s
 ),
@@ -365,9 +366,11 @@ fused AS (
             coalesce(%(dense_weight)s / (%(rrf_k)s + d.rank), 0)
             + coalesce((1 - %(dense_weight)s) / (%(rrf_k)s + l.rank), 0)
         ELSE
-            %(dense_weight)s * coalesce(
+            -- A chunk not embedded yet (its source is still being embedded) has no
+            -- similarity: it ranks by its words alone.
+            CASE WHEN s.similarity IS NULL THEN 0 ELSE %(dense_weight)s * coalesce(
                 (s.similarity - min(s.similarity) OVER ())
-                / nullif(max(s.similarity) OVER () - min(s.similarity) OVER (), 0), 1)
+                / nullif(max(s.similarity) OVER () - min(s.similarity) OVER (), 0), 1) END
             + (1 - %(dense_weight)s)
                 * coalesce(s.lexical / nullif(max(s.lexical) OVER (), 0), 0)
             + %(proximity_weight)s * s.proximity
@@ -388,7 +391,7 @@ chosen AS (
     ORDER BY score DESC, id
     LIMIT %(k)s
 )
-SELECT chosen.id, 1 - (lc.embedding <=> %(vector)s::vector) AS similarity, {loaded}
+SELECT chosen.id, coalesce(1 - (lc.embedding <=> %(vector)s::vector), 0) AS similarity, {loaded}
 FROM chosen
 {load_join}
 ORDER BY chosen.capped, chosen.score DESC, chosen.id

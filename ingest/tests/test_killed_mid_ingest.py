@@ -26,7 +26,7 @@ def database_url() -> str:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_worker_killed_while_embedding_writes_no_chunks_and_the_source_can_finish_later(
+def test_a_worker_killed_while_embedding_leaves_whole_chunks_searchable_by_words_then_resumes(
     notebook, fake_openai
 ):
     words = " ".join(f"word{i}" for i in range(2000))
@@ -44,6 +44,7 @@ def test_a_worker_killed_while_embedding_writes_no_chunks_and_the_source_can_fin
         "CHAT_MODEL": "fake-chat",
         "EMBEDDING_MODEL": "fake-embed",
         "EMBEDDING_BATCH_SIZE": "2",
+        "INGEST_EMBED_CHUNKS": "2",
         "OPENAI_TIMEOUT_SECONDS": "120",
         "OPENAI_MAX_RETRIES": "0",
         "MEDIA_ROOT_OVERRIDE": str(settings.MEDIA_ROOT),
@@ -67,11 +68,17 @@ def test_a_worker_killed_while_embedding_writes_no_chunks_and_the_source_can_fin
         if child.poll() is None:
             child.kill()
 
+    # Read and written whole, two chunks embedded: ready, searched by its words meanwhile.
     source = Source.objects.get(pk=added.source.pk)
-    assert source.status == Source.Status.PROCESSING
-    assert Chunk.objects.filter(source=source).count() == 0
+    assert (source.status, source.stage) == (Source.Status.READY, Source.Stage.EMBEDDING)
+    chunks = Chunk.objects.filter(source=source)
+    assert chunks.count() == source.chunk_count > 2
+    assert chunks.filter(embedding__isnull=False).count() == 2
+    assert not source.is_finished
+    ids = set(chunks.values_list("id", flat=True))
 
-    # A retried job (the stalled-job task re-queues it) processes the source from scratch.
+    # A retried job (the stalled-job recovery re-queues it) embeds the rest, chunks kept.
     source = process_source(source_id=source.pk)
-    assert source.status == Source.Status.READY
-    assert Chunk.objects.filter(source=source).count() == source.chunk_count > 1
+    assert (source.status, source.stage) == (Source.Status.READY, "")
+    assert set(Chunk.objects.filter(source=source).values_list("id", flat=True)) == ids
+    assert not Chunk.objects.filter(source=source, embedding__isnull=True).exists()

@@ -132,18 +132,26 @@ def test_reprocessing_replaces_the_chunks(fake_openai, owner, notebook, settings
     assert old_ids.isdisjoint(chunk.pk for chunk in chunks)
 
 
-def test_a_failed_reprocessing_keeps_the_previous_chunks(fake_openai, owner, notebook):
+def test_a_reprocessing_that_fails_while_embedding_leaves_no_chunk_half_embedded(
+    fake_openai, owner, notebook
+):
     source = queued_source(owner, notebook)
     process_source(source_id=source.pk)
-    old_ids = set(Chunk.objects.values_list("id", flat=True))
 
     Source.objects.filter(pk=source.pk).update(status=Source.Status.QUEUED)
-    fake_openai.fail_next("500", times=10)
+    # The first embedding request and its one retry (OPENAI_MAX_RETRIES=1) fail.
+    fake_openai.fail_next("500", times=2, endpoint="embeddings")
     process_source(source_id=source.pk)
 
     source.refresh_from_db()
     assert source.status == Source.Status.FAILED
-    assert set(Chunk.objects.values_list("id", flat=True)) == old_ids
+    assert source.chunk_count == 0
+    assert not Chunk.objects.filter(source=source).exists()
+    # Retried, it reads and embeds again.
+    Source.objects.filter(pk=source.pk).update(status=Source.Status.QUEUED)
+    source = process_source(source_id=source.pk)
+    assert source.status == Source.Status.READY
+    assert not Chunk.objects.filter(source=source, embedding__isnull=True).exists()
 
 
 def test_a_ready_source_is_not_processed_again(fake_openai, owner, notebook):

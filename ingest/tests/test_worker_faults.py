@@ -99,7 +99,7 @@ def test_a_worker_killed_mid_ingest_is_recovered_by_the_stalled_job_retry(
     # The first embedding request is answered, the second hangs until the worker is killed.
     fake_openai.slow_seconds = 60
     fake_openai.fail_next("slow", endpoint="embeddings", skip=1)
-    worker = start_worker(EMBEDDING_BATCH_SIZE="2", OPENAI_MAX_RETRIES="0")
+    worker = start_worker(EMBEDDING_BATCH_SIZE="2", INGEST_EMBED_CHUNKS="2", OPENAI_MAX_RETRIES="0")
     try:
         wait_until(
             lambda: Source.objects.get(pk=added.source.pk).progress_done >= 2,
@@ -113,7 +113,10 @@ def test_a_worker_killed_mid_ingest_is_recovered_by_the_stalled_job_retry(
         stop(worker)
     job = ProcrastinateJob.objects.get(args={"source_id": added.source.pk})
     assert job.status == "doing"  # what a killed worker leaves behind
-    assert not Chunk.objects.filter(source_id=added.source.pk).exists()
+    # Read and written whole: ready by its words, two of its chunks embedded.
+    killed = Source.objects.get(pk=added.source.pk)
+    assert (killed.status, killed.stage) == (Source.Status.READY, Source.Stage.EMBEDDING)
+    assert Chunk.objects.filter(source=killed, embedding__isnull=False).count() == 2
 
     # Its last heartbeat ages past the threshold; the upkeep task then re-queues the job.
     settings.JOB_STALLED_SECONDS = 1
@@ -125,7 +128,8 @@ def test_a_worker_killed_mid_ingest_is_recovered_by_the_stalled_job_retry(
     job.refresh_from_db()
     source = Source.objects.get(pk=added.source.pk)
     assert job.status == "succeeded"
-    assert source.status == Source.Status.READY, source.error
+    assert (source.status, source.stage) == (Source.Status.READY, ""), source.error
+    assert not Chunk.objects.filter(source=source, embedding__isnull=True).exists()
     ordinals = list(Chunk.objects.filter(source=source).values_list("ordinal", flat=True))
     assert sorted(ordinals) == list(range(source.chunk_count))  # no duplicate, none missing
     assert Chunk.objects.count() == source.chunk_count  # no orphan of the killed attempt

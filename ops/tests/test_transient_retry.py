@@ -123,5 +123,9 @@ def test_between_attempts_the_source_waits_in_the_queue_saying_why(fake_openai, 
 
     assert raised.value.transient
     source.refresh_from_db()
-    assert source.status == Source.Status.QUEUED
+    # Read and searchable by its words; its embedding waits for the next attempt.
+    assert (source.status, source.stage) == (Source.Status.READY, Source.Stage.EMBEDDING)
     assert "HTTP 500" in source.error and "try again" in source.error
+
+    source = process_source(source_id=source.pk, raise_transient=True)
+    assert (source.status, source.stage, source.error) == (Source.Status.READY, "", "")
