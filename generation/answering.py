@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Generator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -31,6 +31,9 @@ class Answer:
     question: Message
     message: Message
     citations: list[Citation]
+    # The passages retrieved for it, best first (what `manage.py evaluate --pages` scores);
+    # not stored: the citations keep what the answer used.
+    passages: list[Hit] = field(default_factory=list)
 
     @property
     def search_query(self) -> str:
@@ -318,4 +321,10 @@ def _store(
             )
             for n, hit in cited.items()
         )
-    return Answer(conversation=conversation, question=asked, message=message, citations=citations)
+    return Answer(
+        conversation=conversation,
+        question=asked,
+        message=message,
+        citations=citations,
+        passages=hits,
+    )
