@@ -13,7 +13,8 @@ from django.utils.translation import gettext as _
 from billing.models import Usage
 from billing.services import deferred_usage, require_credit, usage_for
 from generation import extractive, prompts
-from generation.citations import map_markers
+from generation.citations import attribute_sentences, map_markers
+from generation.models import AttributedCitation
 from generation.verification import verify_citations
 from library.models import Source
 from notebooks.models import Citation, Conversation, Message, Notebook
@@ -174,8 +175,10 @@ class _Prepared:
     search_query: str = ""  # the rewritten follow-up the search used; "": the question
 
     def store_reply(self, text: str, model: str) -> Answer:
-        """Map the model's markers onto the passages, verify them, and store it all."""
-        mapped = map_markers(text, len(self.hits))
+        """Give the sentences the model left uncited the marker of a passage that supports
+        them (attributed), map the markers onto the passages, verify them, store it all."""
+        attribution = attribute_sentences(text, [hit.chunk.text for hit in self.hits])
+        mapped = map_markers(attribution.text, len(self.hits))
         return _store(
             self.user,
             self.notebook,
@@ -187,6 +190,7 @@ class _Prepared:
             mapped.order,
             model,
             self.search_query,
+            attributed={mapped.order.index(number) + 1 for number in attribution.attributed},
         )
 
 
@@ -287,7 +291,10 @@ def _store(
     order: list[int],
     model: str,
     search_query: str = "",
+    attributed: set[int] | None = None,
 ) -> Answer:
+    """Store the question and the answer with its citations; `attributed`: the numbers of
+    the citations Loupe placed, not the model (citations.attribute_sentences)."""
     with transaction.atomic():
         if conversation is None:
             conversation = Conversation.objects.create(notebook=notebook, user=user)
@@ -320,6 +327,11 @@ def _store(
                 support_score=supports[n].score,
             )
             for n, hit in cited.items()
+        )
+        AttributedCitation.objects.bulk_create(
+            AttributedCitation(citation=citation)
+            for citation in citations
+            if citation.n in (attributed or set())
         )
     return Answer(
         conversation=conversation,

@@ -13,6 +13,14 @@ passages as [1][3].
 - If the passages do not contain the answer, say so plainly.
 - Answer in the language of the question, concisely."""
 
+# Repeated after the question: small models read the end of a long prompt best, and with
+# the rule only in the system prompt, above thousands of tokens of passages, a 1.5B model
+# placed no marker in 6 answers of 6; with this line after the question, it did in 5 of 5.
+CITATION_REMINDER = (
+    "Answer using only the passages above, and put the passage's marker, e.g. [1], right "
+    "after each claim."
+)
+
 # The fixed replies are stored in the asker's language (answering.py translates them).
 EMPTY_NOTEBOOK_REPLY = gettext_noop(
     "This notebook has no sources yet, so there is nothing to answer from. "
@@ -43,4 +51,6 @@ def build_user_prompt(
     else:
         lines.append("Passages: none matched the question.")
     lines.append(f"Question: {question}")
+    if passages:
+        lines += ["", CITATION_REMINDER]
     return "\n".join(lines)
