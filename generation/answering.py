@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Generator
 from dataclasses import dataclass, field
 
@@ -24,6 +25,8 @@ from retrieval.rewrite import standalone_query
 from retrieval.search import Hit
 from retrieval.services import retrieve
 from sharing import access
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -241,17 +244,47 @@ def _prepare(
         mapped = map_markers(text, len(hits))
         return answered(mapped.text, Message.Mode.EXTRACTIVE, hits, mapped.order)
 
-    user_prompt = prompts.build_user_prompt(
-        question=question,
-        documents=[(source.get_kind_display(), source.title) for source in ready],
-        passages=[(hit.chunk.source.title, hit.chunk.page, hit.chunk.text) for hit in hits],
-    )
+    documents = [(source.get_kind_display(), source.title) for source in ready]
     messages = [{"role": "system", "content": prompts.SYSTEM_PROMPT}]
     messages += [{"role": turn.role, "content": turn.content} for turn in history]
+    hits = _fit_context(hits, messages, question=question, documents=documents)
+    user_prompt = prompts.build_user_prompt(
+        question=question,
+        documents=documents,
+        passages=[(hit.chunk.source.title, hit.chunk.page, hit.chunk.text) for hit in hits],
+    )
     messages.append({"role": "user", "content": user_prompt})
     return _Prepared(
         notebook, conversation, question, hits, messages, user, search_query=search_query
     )
+
+
+def _fit_context(
+    hits: list[Hit],
+    messages: list[dict[str, str]],
+    *,
+    question: str,
+    documents: list[tuple[str, str]],
+) -> list[Hit]:
+    """The best-ranked hits whose passages fit CHAT_CONTEXT_TOKENS beside the system prompt,
+    the turns, the rest of the prompt and CHAT_ANSWER_TOKENS for the reply: a server whose
+    context is full cuts the prompt (llama.cpp drops its start) or refuses it."""
+    fixed = estimate_tokens(
+        *(message["content"] for message in messages),
+        prompts.build_user_prompt(question=question, documents=documents, passages=[]),
+        prompts.CITATION_REMINDER,  # which comes with passages
+    )
+    budget = settings.CHAT_CONTEXT_TOKENS - settings.CHAT_ANSWER_TOKENS - fixed
+    passages = [(hit.chunk.source.title, hit.chunk.page, hit.chunk.text) for hit in hits]
+    kept = prompts.passages_that_fit(passages, budget)
+    if kept < len(hits):
+        logger.warning(
+            "%d of %d passages left out of the prompt to fit CHAT_CONTEXT_TOKENS=%d",
+            len(hits) - kept,
+            len(hits),
+            settings.CHAT_CONTEXT_TOKENS,
+        )
+    return hits[:kept]
 
 
 _HISTORY_SLICE = 20  # turns read at a time, newest first

@@ -2,6 +2,8 @@ from __future__ import annotations
 
 from django.utils.translation import gettext_noop
 
+from providers.tokens import estimate_tokens
+
 SYSTEM_PROMPT = """You answer questions about the user's documents, using only the numbered \
 passages you are given.
 
@@ -36,6 +38,22 @@ NO_MATCH_REPLY = gettext_noop(
 )
 
 
+def format_passage(number: int, title: str, page: int | None, text: str) -> str:
+    where = f"{title}, page {page}" if page else title
+    return f"[{number}] ({where})\n{text}\n"
+
+
+def passages_that_fit(passages: list[tuple[str, int | None, str]], budget: int) -> int:
+    """How many of `passages` (title, page, text), best first, fit `budget` tokens whole:
+    a passage cut in half could lose the very sentence that answers."""
+    used = 0
+    for number, (title, page, text) in enumerate(passages, start=1):
+        used += estimate_tokens(format_passage(number, title, page, text))
+        if used > budget:
+            return number - 1
+    return len(passages)
+
+
 def build_user_prompt(
     *, question: str, documents: list[tuple[str, str]], passages: list[tuple[str, int | None, str]]
 ) -> str:
@@ -46,8 +64,7 @@ def build_user_prompt(
     if passages:
         lines.append("Passages:")
         for number, (title, page, text) in enumerate(passages, start=1):
-            where = f"{title}, page {page}" if page else title
-            lines.append(f"[{number}] ({where})\n{text}\n")
+            lines.append(format_passage(number, title, page, text))
     else:
         lines.append("Passages: none matched the question.")
     lines.append(f"Question: {question}")
