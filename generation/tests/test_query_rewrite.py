@@ -96,7 +96,8 @@ def test_the_full_text_side_matches_the_rewritten_words(
     settings.SIMILARITY_FLOOR = 1.01
     fake_openai.chat_replies += ["When does the night train to Vienna leave?", "At eleven [1]."]
 
-    follow_up(owner, notebook, first, question="And what about the other one?")
+    # (A rewrite sharing no word with the conversation would be discarded.)
+    follow_up(owner, notebook, first, question="And what about the night one?")
 
     assert list(prompt_passages(fake_openai.chat_requests[1]).values()) == [TRAINS.decode()]
 
