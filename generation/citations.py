@@ -65,7 +65,8 @@ def map_markers(text: str, passage_count: int, *, order: list[int] | None = None
     return MappedAnswer(text=mapped.strip(), order=order)
 
 
-def _valid_marker(sentence: str, passage_count: int) -> bool:
+def has_marker(sentence: str, passage_count: int) -> bool:
+    """`sentence` holds a marker naming one of `passage_count` passages."""
     return any(
         1 <= number <= passage_count
         for match in MARKER_RE.finditer(sentence)
@@ -76,20 +77,26 @@ def _valid_marker(sentence: str, passage_count: int) -> bool:
 OPENING_MARKERS_RE = re.compile(r"(?:\s*" + MARKER_RE.pattern + r")+\s*")
 
 
-# A Markdown heading, or a line that introduces what follows ("The steps are:"): no claim.
-NOT_A_CLAIM_RE = re.compile(r"^#{1,6}\s|:\s*$")
+# A Markdown heading, a table row, or a line that introduces what follows ("The steps
+# are:"): no sentence to cite. A marker added to a table row would break the table.
+NOT_A_CLAIM_RE = re.compile(r"^(?:#{1,6}\s|\|)|:$")
+# A fenced code block: a marker there would be code.
+FENCE_RE = re.compile(r"^\s*(```|~~~).*?^\s*\1", re.M | re.S)
 
 
-def _claim_spans(text: str) -> list[tuple[int, int]]:
-    """The sentences of `text` split also at line breaks (list items, table rows), without
-    headings and lead-in lines."""
+def claim_spans(text: str) -> list[tuple[int, int]]:
+    """The (start, end) of each sentence of `text`, split also at line breaks (list items),
+    without headings, table rows, lead-in lines and code blocks."""
+    fences = [match.span() for match in FENCE_RE.finditer(text)]
     spans = []
     for start, end in sentence_spans(text):
-        for line in re.finditer(r"[^\n]+", text[start:end]):
-            piece = line.group(0)
-            if piece.strip() and not NOT_A_CLAIM_RE.search(piece.strip()):
-                begin = start + line.start() + len(piece) - len(piece.lstrip())
-                spans.append((begin, start + line.end() - (len(piece) - len(piece.rstrip()))))
+        for match in re.finditer(r"[^\n]+", text[start:end]):
+            line = match.group(0)
+            stripped = line.strip()
+            begin = start + match.start() + len(line) - len(line.lstrip())
+            in_code = any(low <= begin < high for low, high in fences)
+            if stripped and not in_code and not NOT_A_CLAIM_RE.search(stripped):
+                spans.append((begin, begin + len(stripped)))
     return spans
 
 
@@ -100,14 +107,14 @@ def uncited_spans(text: str, passage_count: int) -> list[tuple[int, int]]:
     """
     uncited = []
     next_opens_with_marker = False
-    for start, end in reversed(_claim_spans(text)):
+    for start, end in reversed(claim_spans(text)):
         sentence = text[start:end]
         opening = OPENING_MARKERS_RE.match(sentence)
         claim = sentence[opening.end() :] if opening else sentence
-        cited = next_opens_with_marker or _valid_marker(claim, passage_count)
+        cited = next_opens_with_marker or has_marker(claim, passage_count)
         if not cited and _terms(MARKER_RE.sub("", claim)):
             uncited.append((start + (opening.end() if opening else 0), end))
-        next_opens_with_marker = bool(opening) and _valid_marker(opening.group(0), passage_count)
+        next_opens_with_marker = bool(opening) and has_marker(opening.group(0), passage_count)
     return uncited[::-1]
 
 

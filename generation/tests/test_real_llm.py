@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from generation.answering import answer_question
-from generation.citations import _claim_spans, _valid_marker, unsupported_sentences
+from generation.citations import claim_spans, has_marker, unsupported_sentences
 from ingest.tests.data import SHARED_DATA
 from notebooks.models import Message
 
@@ -112,9 +112,9 @@ def test_every_sentence_of_a_real_small_models_answers_is_cited_or_flagged(
         assert message.mode == Message.Mode.LLM
         citations = list(message.citations.all())
         unsupported = unsupported_sentences(message)
-        for start, end in _claim_spans(message.content):
+        for start, end in claim_spans(message.content):
             sentence = message.content[start:end]
-            assert _valid_marker(sentence, len(citations)) or sentence in unsupported, sentence
+            assert has_marker(sentence, len(citations)) or sentence in unsupported, sentence
         attributed = [citation.n for citation in citations if hasattr(citation, "attribution")]
         report.append(
             {

@@ -125,3 +125,18 @@ def test_a_marker_opening_the_next_sentence_counts_for_the_one_before():
 
     assert attribution.text == "Herons wait at the pond. [1] They are grey [1]."
     assert attribution.attributed == set()
+
+
+def test_code_blocks_tables_and_headings_get_no_marker():
+    passages = [HERONS.decode()]
+    reply = (
+        "## Grey herons\n\n"
+        "They wait at the edge of the pond:\n\n"
+        "```\nherons wait motionless at the edge of the pond\n```\n\n"
+        "| bird | waits at |\n| --- | --- |\n| grey herons | the edge of the pond |\n"
+    )
+
+    attribution = attribute_sentences(reply, passages)
+
+    assert attribution.text == reply
+    assert attribution.unsupported == []
