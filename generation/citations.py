@@ -114,7 +114,7 @@ def uncited_spans(text: str, passage_count: int) -> list[tuple[int, int]]:
         cited = next_opens_with_marker or has_marker(claim, passage_count)
         if not cited and _terms(MARKER_RE.sub("", claim)):
             uncited.append((start + (opening.end() if opening else 0), end))
-        next_opens_with_marker = bool(opening) and has_marker(opening.group(0), passage_count)
+        next_opens_with_marker = opening is not None and has_marker(opening.group(0), passage_count)
     return uncited[::-1]
 
 

@@ -151,7 +151,8 @@ def page_texts(notebook: Notebook) -> dict[int, str]:
         page__isnull=False,
     ).order_by("source_id", "ordinal")
     for page, text in chunks.values_list("page", "text"):
-        pages[page].append(text)
+        if page is not None:  # filtered out above; the type does not know
+            pages[page].append(text)
     return {page: normalise(" ".join(texts)) for page, texts in pages.items()}
 
 
