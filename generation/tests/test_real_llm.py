@@ -24,6 +24,7 @@ import pytest
 
 from generation.answering import answer_question
 from generation.citations import claim_spans, has_marker, unsupported_sentences
+from generation.extractive import _terms
 from ingest.tests.data import SHARED_DATA
 from notebooks.models import Message
 
@@ -112,9 +113,17 @@ def test_every_sentence_of_a_real_small_models_answers_is_cited_or_flagged(
         assert message.mode == Message.Mode.LLM
         citations = list(message.citations.all())
         unsupported = unsupported_sentences(message)
-        for start, end in claim_spans(message.content):
-            sentence = message.content[start:end]
-            assert has_marker(sentence, len(citations)) or sentence in unsupported, sentence
+        spans = claim_spans(message.content)
+        # Cited: a marker in the sentence, or opening the next one (verification's reading).
+        texts = [message.content[start:end] for start, end in spans]
+        unflagged = [
+            sentence
+            for sentence, following in zip(texts, [*texts[1:], ""], strict=True)
+            if not has_marker(sentence, len(citations))
+            and not (following.startswith("[") and has_marker(following[:8], len(citations)))
+            and sentence not in unsupported
+            and _terms(sentence)
+        ]
         attributed = [citation.n for citation in citations if hasattr(citation, "attribution")]
         report.append(
             {
@@ -129,6 +138,8 @@ def test_every_sentence_of_a_real_small_models_answers_is_cited_or_flagged(
                     for page in {item["page"], *item["also_answered_on"]}
                 ),
                 "answer": message.content[:300],
+                "unflagged": unflagged,
             }
         )
     print(json.dumps(report, indent=1, ensure_ascii=False))
+    assert [row["unflagged"] for row in report] == [[]] * len(items)
