@@ -111,7 +111,11 @@ def stream_answer(
             conversation=conversation,
             source=source,
         )
-        stream = None if prepared.answer else chat_stream(prepared.messages, user=user)
+        stream = (
+            None
+            if prepared.answer
+            else chat_stream(prepared.messages, user=user, max_tokens=settings.CHAT_ANSWER_TOKENS)
+        )
     if stream is None:
         assert prepared.answer is not None
         billed.attach(message_id=prepared.answer.message.pk)
@@ -159,7 +163,9 @@ def _answer_question(
     )
     if prepared.answer is not None:
         return prepared.answer
-    reply = chat(prepared.messages, user=user)
+    # The reply gets the room _fit_context kept for it, and no more: a small model left
+    # to run on fills the server's whole context.
+    reply = chat(prepared.messages, user=user, max_tokens=settings.CHAT_ANSWER_TOKENS)
     return prepared.store_reply(reply.text, reply.model)
 
 

@@ -32,6 +32,8 @@ from providers.openai_client import client, describe_error, remote_configured
 from providers.tokens import reported_or_estimated
 from texts import Text
 
+logger = logging.getLogger(__name__)
+
 
 @dataclass(frozen=True)
 class ChatReply:
@@ -94,9 +96,6 @@ def chat(
     if content is None:
         raise ProviderError(Text("The chat model %(model)s returned an empty answer.", model=model))
     return ChatReply(text=content, model=model, finish_reason=response.choices[0].finish_reason)
-
-
-logger = logging.getLogger(__name__)
 
 
 def _create(timeout: float, **request: Any) -> Any:
@@ -166,6 +165,8 @@ class _Watchdog:
     """
 
     def __init__(self, response: httpx2.Response, deadline: float) -> None:
+        # Without a socket to shut (another transport), the read timeout, the first-word
+        # bound, still ends every read.
         stream = response.extensions.get("network_stream")
         self._socket: socket.socket | None = (
             stream.get_extra_info("socket") if stream is not None else None
@@ -212,7 +213,12 @@ class ChatStream:
     """
 
     def __init__(
-        self, messages: list[dict[str, str]], *, user: User | None, temperature: float = 0.1
+        self,
+        messages: list[dict[str, str]],
+        *,
+        user: User | None,
+        temperature: float = 0.1,
+        max_tokens: int | None = None,
     ) -> None:
         if not chat_available():
             raise ProviderError(
@@ -236,6 +242,7 @@ class ChatStream:
                 temperature=temperature,
                 stream=True,
                 stream_options={"include_usage": True},
+                **({"max_tokens": max_tokens} if max_tokens is not None else {}),
             )
         except openai.APITimeoutError as exc:
             raise ProviderError(_slow(first_token, "CHAT_FIRST_TOKEN_SECONDS")) from exc
@@ -305,7 +312,11 @@ class ChatStream:
 
 
 def chat_stream(
-    messages: list[dict[str, str]], *, user: User | None, temperature: float = 0.1
+    messages: list[dict[str, str]],
+    *,
+    user: User | None,
+    temperature: float = 0.1,
+    max_tokens: int | None = None,
 ) -> ChatStream:
     """Start a streamed chat completion (ProviderError if it cannot start); see ChatStream."""
-    return ChatStream(messages, user=user, temperature=temperature)
+    return ChatStream(messages, user=user, temperature=temperature, max_tokens=max_tokens)

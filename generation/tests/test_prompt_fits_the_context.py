@@ -1,7 +1,7 @@
 import pytest
 
 from generation import prompts
-from generation.answering import answer_question
+from generation.answering import answer_question, stream_answer
 from generation.tests.test_answering import BREAD, HERONS, TRAINS, prompt_passages
 from providers.tokens import estimate_tokens
 
@@ -57,3 +57,18 @@ def test_a_context_without_room_for_any_passage_says_none_matched(
 
     assert "Passages: none matched the question." in sent_prompt(fake_openai)[-1]["content"]
     assert answer.citations == []
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
+def test_the_reply_may_use_the_room_kept_for_it_and_no_more(
+    fake_openai, owner, notebook, library, settings, streamed
+):
+    settings.CHAT_ANSWER_TOKENS = 300
+    fake_openai.chat_replies.append("At the pond [1].")
+
+    if streamed:
+        list(stream_answer(user=owner, notebook=notebook, question="Where do herons wait?"))
+    else:
+        answer_question(user=owner, notebook=notebook, question="Where do herons wait?")
+
+    assert fake_openai.chat_requests[-1].body["max_tokens"] == 300

@@ -78,6 +78,7 @@ def page_texts(pdf: Path, pages: set[int]) -> dict[int, str]:
     return {page: document[page - 1].get_textpage().get_text_bounded() for page in pages}
 
 
+@pytest.mark.timeout(1800)
 def test_every_sentence_of_a_real_small_models_answers_is_cited_or_flagged(
     llama_server, settings, notebook, add_ready_source
 ):
