@@ -60,6 +60,9 @@ def fake_openai(settings):
         settings.EMBEDDING_DIMENSIONS = 64
         settings.OPENAI_MAX_RETRIES = 1
         settings.OPENAI_TIMEOUT_SECONDS = 10.0
+        settings.CHAT_TIMEOUT_SECONDS = 10.0
+        settings.CHAT_FIRST_TOKEN_SECONDS = 10.0
+        settings.CHAT_IDLE_SECONDS = 10.0
         # The fake vectors have no negative component, so every similarity is >= 0 and a
         # floor of 0 passes every chunk (up to k), whatever words the hashes collide on.
         settings.SIMILARITY_FLOOR = 0.0

@@ -223,6 +223,21 @@ OPENAI_API_KEY = env_str("OPENAI_API_KEY")
 OPENAI_TIMEOUT_SECONDS = env_float("OPENAI_TIMEOUT_SECONDS", 60.0)
 OPENAI_MAX_RETRIES = env_int("OPENAI_MAX_RETRIES", 3, minimum=0)
 CHAT_MODEL = env_str("CHAT_MODEL")
+# Waits on the chat model (providers/chat.py), sized for a CPU server (Ollama, llama.cpp)
+# that reads a 4k-token prompt at 15-50 tokens a second. A streamed answer may take
+# CHAT_FIRST_TOKEN_SECONDS to its first word, then CHAT_IDLE_SECONDS between words, however
+# long the whole answer runs; a call that is not streamed (summaries, studio documents, query
+# rewrites) gets CHAT_TIMEOUT_SECONDS in all. A chat request is re-sent only when it never
+# reached the server or was refused (429, 5xx), never after a wait ran out.
+CHAT_FIRST_TOKEN_SECONDS = env_float("CHAT_FIRST_TOKEN_SECONDS", 300.0)
+CHAT_IDLE_SECONDS = env_float("CHAT_IDLE_SECONDS", 60.0)
+CHAT_TIMEOUT_SECONDS = env_float("CHAT_TIMEOUT_SECONDS", 600.0)
+# The chat model's context window in tokens: an answer's prompt (system prompt, earlier
+# turns, passages, question) plus CHAT_ANSWER_TOKENS for the reply stay inside it, passages
+# dropped from the lowest-ranked up, whole. Set it to the server's context (llama.cpp -c,
+# Ollama num_ctx).
+CHAT_CONTEXT_TOKENS = env_int("CHAT_CONTEXT_TOKENS", 8192, minimum=512)
+CHAT_ANSWER_TOKENS = env_int("CHAT_ANSWER_TOKENS", 1024, minimum=64)
 EMBEDDING_MODEL = env_str("EMBEDDING_MODEL")
 EMBEDDING_DIMENSIONS = env_int("EMBEDDING_DIMENSIONS", 0, minimum=0)
 EMBEDDING_BATCH_SIZE = env_int("EMBEDDING_BATCH_SIZE", 32, minimum=1)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Generator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -13,7 +14,8 @@ from django.utils.translation import gettext as _
 from billing.models import Usage
 from billing.services import deferred_usage, require_credit, usage_for
 from generation import extractive, prompts
-from generation.citations import map_markers
+from generation.citations import attribute_sentences, map_markers
+from generation.models import AttributedCitation
 from generation.verification import verify_citations
 from library.models import Source
 from notebooks.models import Citation, Conversation, Message, Notebook
@@ -24,6 +26,8 @@ from retrieval.search import Hit
 from retrieval.services import retrieve
 from sharing import access
 
+logger = logging.getLogger(__name__)
+
 
 @dataclass(frozen=True)
 class Answer:
@@ -31,6 +35,9 @@ class Answer:
     question: Message
     message: Message
     citations: list[Citation]
+    # The passages retrieved for it, best first (what `manage.py evaluate --pages` scores);
+    # not stored: the citations keep what the answer used.
+    passages: list[Hit] = field(default_factory=list)
 
     @property
     def search_query(self) -> str:
@@ -104,7 +111,11 @@ def stream_answer(
             conversation=conversation,
             source=source,
         )
-        stream = None if prepared.answer else chat_stream(prepared.messages, user=user)
+        stream = (
+            None
+            if prepared.answer
+            else chat_stream(prepared.messages, user=user, max_tokens=settings.CHAT_ANSWER_TOKENS)
+        )
     if stream is None:
         assert prepared.answer is not None
         billed.attach(message_id=prepared.answer.message.pk)
@@ -152,7 +163,9 @@ def _answer_question(
     )
     if prepared.answer is not None:
         return prepared.answer
-    reply = chat(prepared.messages, user=user)
+    # The reply gets the room _fit_context kept for it, and no more: a small model left
+    # to run on fills the server's whole context.
+    reply = chat(prepared.messages, user=user, max_tokens=settings.CHAT_ANSWER_TOKENS)
     return prepared.store_reply(reply.text, reply.model)
 
 
@@ -171,8 +184,10 @@ class _Prepared:
     search_query: str = ""  # the rewritten follow-up the search used; "": the question
 
     def store_reply(self, text: str, model: str) -> Answer:
-        """Map the model's markers onto the passages, verify them, and store it all."""
-        mapped = map_markers(text, len(self.hits))
+        """Give the sentences the model left uncited the marker of a passage that supports
+        them (attributed), map the markers onto the passages, verify them, store it all."""
+        attribution = attribute_sentences(text, [hit.chunk.text for hit in self.hits])
+        mapped = map_markers(attribution.text, len(self.hits))
         return _store(
             self.user,
             self.notebook,
@@ -184,6 +199,7 @@ class _Prepared:
             mapped.order,
             model,
             self.search_query,
+            attributed={mapped.order.index(number) + 1 for number in attribution.attributed},
         )
 
 
@@ -234,17 +250,47 @@ def _prepare(
         mapped = map_markers(text, len(hits))
         return answered(mapped.text, Message.Mode.EXTRACTIVE, hits, mapped.order)
 
-    user_prompt = prompts.build_user_prompt(
-        question=question,
-        documents=[(source.get_kind_display(), source.title) for source in ready],
-        passages=[(hit.chunk.source.title, hit.chunk.page, hit.chunk.text) for hit in hits],
-    )
+    documents = [(source.get_kind_display(), source.title) for source in ready]
     messages = [{"role": "system", "content": prompts.SYSTEM_PROMPT}]
     messages += [{"role": turn.role, "content": turn.content} for turn in history]
+    hits = _fit_context(hits, messages, question=question, documents=documents)
+    user_prompt = prompts.build_user_prompt(
+        question=question,
+        documents=documents,
+        passages=[(hit.chunk.source.title, hit.chunk.page, hit.chunk.text) for hit in hits],
+    )
     messages.append({"role": "user", "content": user_prompt})
     return _Prepared(
         notebook, conversation, question, hits, messages, user, search_query=search_query
     )
+
+
+def _fit_context(
+    hits: list[Hit],
+    messages: list[dict[str, str]],
+    *,
+    question: str,
+    documents: list[tuple[str, str]],
+) -> list[Hit]:
+    """The best-ranked hits whose passages fit CHAT_CONTEXT_TOKENS beside the system prompt,
+    the turns, the rest of the prompt and CHAT_ANSWER_TOKENS for the reply: a server whose
+    context is full cuts the prompt (llama.cpp drops its start) or refuses it."""
+    fixed = estimate_tokens(
+        *(message["content"] for message in messages),
+        prompts.build_user_prompt(question=question, documents=documents, passages=[]),
+        prompts.CITATION_REMINDER,  # which comes with passages
+    )
+    budget = settings.CHAT_CONTEXT_TOKENS - settings.CHAT_ANSWER_TOKENS - fixed
+    passages = [(hit.chunk.source.title, hit.chunk.page, hit.chunk.text) for hit in hits]
+    kept = prompts.passages_that_fit(passages, budget)
+    if kept < len(hits):
+        logger.warning(
+            "%d of %d passages left out of the prompt to fit CHAT_CONTEXT_TOKENS=%d",
+            len(hits) - kept,
+            len(hits),
+            settings.CHAT_CONTEXT_TOKENS,
+        )
+    return hits[:kept]
 
 
 _HISTORY_SLICE = 20  # turns read at a time, newest first
@@ -284,7 +330,10 @@ def _store(
     order: list[int],
     model: str,
     search_query: str = "",
+    attributed: set[int] | None = None,
 ) -> Answer:
+    """Store the question and the answer with its citations; `attributed`: the numbers of
+    the citations Loupe placed, not the model (citations.attribute_sentences)."""
     with transaction.atomic():
         if conversation is None:
             conversation = Conversation.objects.create(notebook=notebook, user=user)
@@ -318,4 +367,15 @@ def _store(
             )
             for n, hit in cited.items()
         )
-    return Answer(conversation=conversation, question=asked, message=message, citations=citations)
+        AttributedCitation.objects.bulk_create(
+            AttributedCitation(citation=citation)
+            for citation in citations
+            if citation.n in (attributed or set())
+        )
+    return Answer(
+        conversation=conversation,
+        question=asked,
+        message=message,
+        citations=citations,
+        passages=hits,
+    )

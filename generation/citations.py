@@ -1,9 +1,15 @@
-"""Turning the [n] markers an answer contains into verified, densely numbered citations."""
+"""Turning the [n] markers an answer contains into verified, densely numbered citations,
+and giving the sentences a model left without one the marker of the passage that supports
+them (attribute_sentences)."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from generation.extractive import _terms
+from generation.verification import best_support, sentence_spans
+from notebooks.models import Message
 
 # "[3]", "[1, 2]", "[1][2]", "[2-4]"; up to three digits so "[2020]" stays a year.
 MARKER_RE = re.compile(r"\[\s*(\d{1,3}(?:\s*(?:,|;|-|–)\s*\d{1,3})*)\s*\]")
@@ -57,3 +63,106 @@ def map_markers(text: str, passage_count: int, *, order: list[int] | None = None
     mapped = DOUBLE_SPACE_RE.sub(" ", mapped)
     mapped = re.sub(r"[ \t]+\n", "\n", mapped)  # no trailing space where a marker ended a line
     return MappedAnswer(text=mapped.strip(), order=order)
+
+
+def has_marker(sentence: str, passage_count: int) -> bool:
+    """`sentence` holds a marker naming one of `passage_count` passages."""
+    return any(
+        1 <= number <= passage_count
+        for match in MARKER_RE.finditer(sentence)
+        for number in _numbers(match.group(1))
+    )
+
+
+OPENING_MARKERS_RE = re.compile(r"(?:\s*" + MARKER_RE.pattern + r")+\s*")
+
+
+# A Markdown heading, a table row, or a line that introduces what follows ("The steps
+# are:"): no sentence to cite. A marker added to a table row would break the table.
+NOT_A_CLAIM_RE = re.compile(r"^(?:#{1,6}\s|\|)|:$")
+# A fenced code block: a marker there would be code.
+FENCE_RE = re.compile(r"^\s*(```|~~~).*?^\s*\1", re.M | re.S)
+
+
+def claim_spans(text: str) -> list[tuple[int, int]]:
+    """The (start, end) of each sentence of `text`, split also at line breaks (list items),
+    without headings, table rows, lead-in lines and code blocks."""
+    fences = [match.span() for match in FENCE_RE.finditer(text)]
+    spans = []
+    for start, end in sentence_spans(text):
+        for match in re.finditer(r"[^\n]+", text[start:end]):
+            line = match.group(0)
+            stripped = line.strip()
+            begin = start + match.start() + len(line) - len(line.lstrip())
+            in_code = any(low <= begin < high for low, high in fences)
+            if stripped and not in_code and not NOT_A_CLAIM_RE.search(stripped):
+                spans.append((begin, begin + len(stripped)))
+    return spans
+
+
+def uncited_spans(text: str, passage_count: int) -> list[tuple[int, int]]:
+    """The (start, end) of each sentence of `text` that makes a claim (has content words)
+    and carries no marker naming one of `passage_count` passages. A marker opening the next
+    sentence ("… fish. [1] Then …") counts for the sentence before, as verification reads it.
+    """
+    uncited = []
+    next_opens_with_marker = False
+    for start, end in reversed(claim_spans(text)):
+        sentence = text[start:end]
+        opening = OPENING_MARKERS_RE.match(sentence)
+        claim = sentence[opening.end() :] if opening else sentence
+        cited = next_opens_with_marker or has_marker(claim, passage_count)
+        if not cited and _terms(MARKER_RE.sub("", claim)):
+            uncited.append((start + (opening.end() if opening else 0), end))
+        next_opens_with_marker = opening is not None and has_marker(opening.group(0), passage_count)
+    return uncited[::-1]
+
+
+@dataclass(frozen=True)
+class Attribution:
+    text: str  # with a marker after every sentence a passage supports
+    attributed: set[int]  # passage numbers (1-based) only Loupe's markers name
+    unsupported: list[str]  # the sentences no passage supports, as written
+
+
+# A sentence's closing punctuation: an added marker goes before it, as the model's would.
+CLOSING_RE = re.compile(r"[.!?…:;]+[\"'”’)*_]*$")
+
+
+def attribute_sentences(text: str, passages: list[str]) -> Attribution:
+    """Give every sentence of a model's reply that names no passage the marker of the
+    passage that best supports it, when the support check passes; the others are returned
+    as unsupported. `text` is the reply as written, before map_markers; `passages[i]` is
+    the text of passage i + 1."""
+    placed = {
+        number
+        for match in MARKER_RE.finditer(text)
+        for number in _numbers(match.group(1))
+        if 1 <= number <= len(passages)
+    }
+    pieces, cursor = [], 0
+    added: set[int] = set()
+    unsupported = []
+    for start, end in uncited_spans(text, len(passages)):
+        sentence = text[start:end]
+        supports = [best_support(sentence, passage) for passage in passages]
+        best = max(range(len(supports)), key=lambda i: supports[i].score, default=None)
+        if best is None or not supports[best].supported:
+            unsupported.append(sentence)
+            continue
+        closing = CLOSING_RE.search(sentence)
+        cut = start + (closing.start() if closing else len(sentence))
+        pieces += [text[cursor:cut].rstrip(), f" [{best + 1}]"]
+        cursor = cut
+        added.add(best + 1)
+    pieces.append(text[cursor:])
+    return Attribution(text="".join(pieces), attributed=added - placed, unsupported=unsupported)
+
+
+def unsupported_sentences(message: Message) -> list[str]:
+    """The sentences of a model's stored answer that carry no marker: after
+    attribute_sentences, those no passage supports. Other answers quote their sources."""
+    if message.mode != Message.Mode.LLM:
+        return []
+    count = len(message.citations.all())
+    return [message.content[start:end] for start, end in uncited_spans(message.content, count)]

@@ -2,6 +2,8 @@ from __future__ import annotations
 
 from django.utils.translation import gettext_noop
 
+from providers.tokens import estimate_tokens
+
 SYSTEM_PROMPT = """You answer questions about the user's documents, using only the numbered \
 passages you are given.
 
@@ -12,6 +14,14 @@ passages as [1][3].
 - Only use numbers of passages that exist. Never invent a marker.
 - If the passages do not contain the answer, say so plainly.
 - Answer in the language of the question, concisely."""
+
+# Repeated after the question: small models read the end of a long prompt best, and with
+# the rule only in the system prompt, above thousands of tokens of passages, a 1.5B model
+# placed no marker in 6 answers of 6; with this line after the question, it did in 5 of 5.
+CITATION_REMINDER = (
+    "Answer using only the passages above, and put the passage's marker, e.g. [1], right "
+    "after each claim."
+)
 
 # The fixed replies are stored in the asker's language (answering.py translates them).
 EMPTY_NOTEBOOK_REPLY = gettext_noop(
@@ -28,6 +38,22 @@ NO_MATCH_REPLY = gettext_noop(
 )
 
 
+def format_passage(number: int, title: str, page: int | None, text: str) -> str:
+    where = f"{title}, page {page}" if page else title
+    return f"[{number}] ({where})\n{text}\n"
+
+
+def passages_that_fit(passages: list[tuple[str, int | None, str]], budget: int) -> int:
+    """How many of `passages` (title, page, text), best first, fit `budget` tokens whole:
+    a passage cut in half could lose the very sentence that answers."""
+    used = 0
+    for number, (title, page, text) in enumerate(passages, start=1):
+        used += estimate_tokens(format_passage(number, title, page, text))
+        if used > budget:
+            return number - 1
+    return len(passages)
+
+
 def build_user_prompt(
     *, question: str, documents: list[tuple[str, str]], passages: list[tuple[str, int | None, str]]
 ) -> str:
@@ -38,9 +64,10 @@ def build_user_prompt(
     if passages:
         lines.append("Passages:")
         for number, (title, page, text) in enumerate(passages, start=1):
-            where = f"{title}, page {page}" if page else title
-            lines.append(f"[{number}] ({where})\n{text}\n")
+            lines.append(format_passage(number, title, page, text))
     else:
         lines.append("Passages: none matched the question.")
     lines.append(f"Question: {question}")
+    if passages:
+        lines += ["", CITATION_REMINDER]
     return "\n".join(lines)

@@ -1,11 +1,26 @@
-"""Chat completions from the OpenAI-compatible endpoint; every call is metered."""
+"""Chat completions from the OpenAI-compatible endpoint; every call is metered.
+
+Waits are bounded the way a slow local server needs (config/settings.py): a streamed reply
+by the time to its first word (CHAT_FIRST_TOKEN_SECONDS) and then by the gap between words
+(CHAT_IDLE_SECONDS), not by a total; a reply that is not streamed by CHAT_TIMEOUT_SECONDS.
+A chat request is retried here, not by the openai client, and only when the server never
+got it (no connection) or refused it (429, 5xx): the client would also re-send a request the
+server had accepted and was still reading when the wait ran out, which on a CPU server means
+reading the whole prompt again, minutes, for nothing.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import socket
+import threading
+import time
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import httpx2
 import openai
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -16,6 +31,8 @@ from providers.errors import ProviderError
 from providers.openai_client import client, describe_error, remote_configured
 from providers.tokens import reported_or_estimated
 from texts import Text
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -50,9 +67,10 @@ def chat(
     if max_tokens is not None:
         extra["max_tokens"] = max_tokens
     try:
-        response = client().chat.completions.create(
+        response = _create(
+            settings.CHAT_TIMEOUT_SECONDS,
             model=model,
-            messages=messages,  # type: ignore[arg-type]
+            messages=messages,
             temperature=temperature,
             **extra,
         )
@@ -60,6 +78,8 @@ def chat(
             # The openai package hands back a body that is not JSON (a proxy's error page,
             # say) as plain text instead of raising.
             raise ValueError(f"a response that is not JSON: {response[:80]!r}")
+    except openai.APITimeoutError as exc:
+        raise ProviderError(_slow(settings.CHAT_TIMEOUT_SECONDS, "CHAT_TIMEOUT_SECONDS")) from exc
     except (openai.OpenAIError, ValueError, TypeError, KeyError, AttributeError) as exc:
         raise ProviderError(describe_error("chat", exc)) from exc
     usage = response.usage
@@ -78,9 +98,109 @@ def chat(
     return ChatReply(text=content, model=model, finish_reason=response.choices[0].finish_reason)
 
 
-# What a stream can raise while it is read: the client's errors, and a body that is not the
-# chunks it expects (the openai package parses each event as it arrives).
-STREAM_ERRORS = (openai.OpenAIError, ValueError, TypeError, KeyError, AttributeError)
+def _create(timeout: float, **request: Any) -> Any:
+    """chat.completions.create with `timeout` for the reply (the connection itself gets
+    OPENAI_TIMEOUT_SECONDS), retried up to OPENAI_MAX_RETRIES times when the server did not
+    take the request on."""
+    budget = httpx2.Timeout(timeout, connect=min(timeout, settings.OPENAI_TIMEOUT_SECONDS))
+    chat_client = client().with_options(max_retries=0, timeout=budget)
+    attempt = 0
+    while True:
+        try:
+            return chat_client.chat.completions.create(**request)
+        except (openai.APIConnectionError, openai.APIStatusError) as exc:
+            if attempt >= settings.OPENAI_MAX_RETRIES or not _not_taken_on(exc):
+                raise
+            wait = _retry_wait(exc, attempt)
+            logger.warning("chat request failed (%s); retrying in %.1f s", exc, wait)
+            time.sleep(wait)
+            attempt += 1
+
+
+def _not_taken_on(exc: openai.OpenAIError) -> bool:
+    """The server refused the request or never got it, so sending it again costs it nothing."""
+    if isinstance(exc, openai.APIStatusError):
+        return exc.status_code == 429 or exc.status_code >= 500
+    # A read timeout or a connection dropped mid-answer: the server may be at work on it.
+    return isinstance(exc.__cause__, httpx2.ConnectError | httpx2.ConnectTimeout)
+
+
+def _retry_wait(exc: openai.OpenAIError, attempt: int) -> float:
+    """The server's Retry-After (as OpenAI and vLLM send with a 429), else 0.5, 1, 2 … s."""
+    response = getattr(exc, "response", None)
+    headers = response.headers if response is not None else {}
+    try:
+        if "retry-after-ms" in headers:
+            return min(60.0, float(headers["retry-after-ms"]) / 1000)
+        if "retry-after" in headers:
+            return min(60.0, float(headers["retry-after"]))
+    except ValueError:
+        pass  # a date, or nonsense: back off as if none were given
+    return min(8.0, 0.5 * 2**attempt)
+
+
+def _slow(seconds: float, setting: str, *, started: bool = False) -> Text:
+    """What the person reads when a wait ran out: the server is slow, for how long it was
+    given, and the setting that gives it longer."""
+    named = {"where": settings.OPENAI_BASE_URL, "seconds": f"{seconds:g}", "setting": setting}
+    if started:
+        return Text(
+            "The chat model at %(where)s stopped writing for %(seconds)s s: the model server "
+            "is slow or stuck. Try again; a slow server can be given longer (%(setting)s).",
+            **named,
+        )
+    return Text(
+        "The chat model at %(where)s did not answer in time (%(seconds)s s): the model server "
+        "is slow (a long prompt takes a CPU server minutes) or stuck. Try again; a slow server "
+        "can be given longer (%(setting)s).",
+        **named,
+    )
+
+
+class _Watchdog:
+    """Hangs up on a stream whose next word is overdue (the deadline moves with each word).
+
+    The socket read cannot be given a new timeout once the body is being read, so a thread
+    waits for the deadline and shuts the socket down, which ends the blocked read at once.
+    """
+
+    def __init__(self, response: httpx2.Response, deadline: float) -> None:
+        # Without a socket to shut (another transport), the read timeout, the first-word
+        # bound, still ends every read.
+        stream = response.extensions.get("network_stream")
+        self._socket: socket.socket | None = (
+            stream.get_extra_info("socket") if stream is not None else None
+        )
+        self.deadline = deadline
+        self.fired = False
+        self._stop = threading.Event()
+        threading.Thread(target=self._watch, name="chat-stream-watchdog", daemon=True).start()
+
+    def _watch(self) -> None:
+        while not self._stop.wait(max(0.0, self.deadline - time.monotonic())):
+            if time.monotonic() >= self.deadline:
+                self.fired = True
+                if self._socket is not None:
+                    # OSError: already closed, the stream ended as the deadline came.
+                    with contextlib.suppress(OSError):
+                        self._socket.shutdown(socket.SHUT_RDWR)
+                return
+
+    def stop(self) -> None:
+        self._stop.set()
+
+
+# What a stream can raise while it is read: the client's errors, the connection's (a read
+# timeout, a server that hangs up), and a body that is not the chunks it expects (the openai
+# package parses each event as it arrives).
+STREAM_ERRORS = (
+    openai.OpenAIError,
+    httpx2.HTTPError,
+    ValueError,
+    TypeError,
+    KeyError,
+    AttributeError,
+)
 
 
 class ChatStream:
@@ -93,7 +213,12 @@ class ChatStream:
     """
 
     def __init__(
-        self, messages: list[dict[str, str]], *, user: User | None, temperature: float = 0.1
+        self,
+        messages: list[dict[str, str]],
+        *,
+        user: User | None,
+        temperature: float = 0.1,
+        max_tokens: int | None = None,
     ) -> None:
         if not chat_available():
             raise ProviderError(
@@ -105,16 +230,25 @@ class ChatStream:
         self._user = user
         self._parts: list[str] = []
         self._reported: Any = None
+        first_token = settings.CHAT_FIRST_TOKEN_SECONDS
+        started = time.monotonic()
         try:
-            self._response = client().chat.completions.create(  # type: ignore[call-overload]
+            # The response's headers may wait for the first word (or come at once, the
+            # words later): either way within CHAT_FIRST_TOKEN_SECONDS of the request.
+            self._response = _create(
+                first_token,
                 model=self.model,
                 messages=messages,
                 temperature=temperature,
                 stream=True,
                 stream_options={"include_usage": True},
+                **({"max_tokens": max_tokens} if max_tokens is not None else {}),
             )
+        except openai.APITimeoutError as exc:
+            raise ProviderError(_slow(first_token, "CHAT_FIRST_TOKEN_SECONDS")) from exc
         except STREAM_ERRORS as exc:
             raise ProviderError(describe_error("chat", exc)) from exc
+        self._watchdog = _Watchdog(self._response.response, started + first_token)
         self._deltas = self._read()
 
     @property
@@ -127,6 +261,7 @@ class ChatStream:
 
     def close(self) -> None:
         self._deltas.close()
+        self._watchdog.stop()
         if self.usage is None:  # closed before the first delta was asked for
             self._response.close()
             self._record()
@@ -139,16 +274,27 @@ class ChatStream:
                 for choice in chunk.choices:
                     if choice.delta.content:
                         self._parts.append(choice.delta.content)
+                        self._watchdog.deadline = time.monotonic() + settings.CHAT_IDLE_SECONDS
                         yield choice.delta.content
         except STREAM_ERRORS as exc:
+            if self._watchdog.fired:
+                raise ProviderError(self._overdue()) from exc
             raise ProviderError(describe_error("chat", exc)) from exc
         finally:
+            self._watchdog.stop()
             self._response.close()  # a reader that stops early hangs up on the provider
             self._record()
+        if self._watchdog.fired:  # the hang-up read as the end of the body
+            raise ProviderError(self._overdue())
         if not self._parts:
             raise ProviderError(
                 Text("The chat model %(model)s returned an empty answer.", model=self.model)
             )
+
+    def _overdue(self) -> Text:
+        if self._parts:
+            return _slow(settings.CHAT_IDLE_SECONDS, "CHAT_IDLE_SECONDS", started=True)
+        return _slow(settings.CHAT_FIRST_TOKEN_SECONDS, "CHAT_FIRST_TOKEN_SECONDS")
 
     def _record(self) -> None:
         # The provider bills what it generated, whether or not the reader saw all of it.
@@ -166,7 +312,11 @@ class ChatStream:
 
 
 def chat_stream(
-    messages: list[dict[str, str]], *, user: User | None, temperature: float = 0.1
+    messages: list[dict[str, str]],
+    *,
+    user: User | None,
+    temperature: float = 0.1,
+    max_tokens: int | None = None,
 ) -> ChatStream:
     """Start a streamed chat completion (ProviderError if it cannot start); see ChatStream."""
-    return ChatStream(messages, user=user, temperature=temperature)
+    return ChatStream(messages, user=user, temperature=temperature, max_tokens=max_tokens)

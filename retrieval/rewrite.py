@@ -8,7 +8,11 @@ person's own question and the turns. The call is metered like every chat call.
 
 A rewrite may improve a search, never fail an answer: an error, an empty reply or one that
 is no query (cut off at the token limit, far too long) falls back to the question as asked,
-with a warning in the log.
+with a warning in the log. So does a rewrite that would derail the search (`derailed`): one
+sharing no content word with the conversation, much shorter or longer than a question, or
+an address or identifier the question did not contain. A small model (Qwen2.5 1.5B) turned
+a follow-up into the bare e-mail address of the previous answer, and the search looked
+for that.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.contrib.auth.models import User
 
+from generation.extractive import _terms
 from providers.chat import chat, chat_available
 from providers.errors import ProviderError
 
@@ -45,6 +50,13 @@ the same for X) with what it refers to, using the conversation.
 - If the question already stands alone, repeat it unchanged.
 - Write in the language of the question.
 - Reply with the query only, on one line."""
+
+# Bounds on a query in words: a question is rarely shorter, and a rewrite that only
+# resolves references rarely needs to be much longer than the question.
+MIN_QUERY_WORDS = 2
+MAX_QUERY_WORDS = 40
+ADDRESS_RE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\b[a-z][a-z0-9+.-]*://\S+|\bwww\.\S+", re.I)
+LETTER_WORD_RE = re.compile(r"[^\W\d_]{2,}")
 
 MARKER_RE = re.compile(r"\s*\[\d+\]")
 # A label some models put before the query despite the rules ("Query: …").
@@ -94,6 +106,8 @@ def rewrite_query(*, question: str, turns: Sequence[tuple[str, str]], user: User
         failure = "no words"
     elif len(query) > MAX_QUERY_CHARS:
         failure = f"longer than {MAX_QUERY_CHARS} characters"
+    else:
+        failure = derailed(query, question=question, turns=turns)
     if failure is not None:
         logger.warning(
             "query rewrite unusable (%s), searching the question as asked: %r",
@@ -102,6 +116,28 @@ def rewrite_query(*, question: str, turns: Sequence[tuple[str, str]], user: User
         )
         return Rewrite(query=question, failure=failure)
     return Rewrite(query=query)
+
+
+def derailed(query: str, *, question: str, turns: Sequence[tuple[str, str]]) -> str | None:
+    """Why searching `query` instead of `question` would lead the search astray, or None."""
+    addresses = [found for found in ADDRESS_RE.findall(query) if found not in question]
+    if addresses:
+        return f"an address or identifier the question does not contain ({addresses[0]})"
+    words = LETTER_WORD_RE.findall(query)
+    if len(words) < MIN_QUERY_WORDS:
+        return "much shorter than a question"
+    limit = max(MAX_QUERY_WORDS, 2 * len(LETTER_WORD_RE.findall(question)))
+    if len(words) > limit:
+        return f"much longer than a question ({len(words)} words)"
+    pieces = query.split()
+    if sum(1 for piece in pieces if LETTER_WORD_RE.fullmatch(piece.strip(".,;:!?\"'()"))) < (
+        len(pieces) / 2
+    ):
+        return "looks like an identifier, not a question"
+    said = set(_terms(question)).union(*(_terms(text) for _, text in turns))
+    if not set(_terms(query)) & said:
+        return "shares no content word with the conversation"
+    return None
 
 
 def build_prompt(*, question: str, turns: Sequence[tuple[str, str]]) -> str:

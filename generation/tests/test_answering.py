@@ -119,7 +119,8 @@ def test_the_prompt_holds_the_rules_the_documents_and_the_numbered_passages(
     assert sorted(prompt_passages(fake_openai.chat_requests[0]).values()) == sorted(
         text.decode() for text in (HERONS, TRAINS, BREAD)
     )
-    assert prompt.endswith("Question: Where do herons wait?")
+    # The citation rule comes again after the question, where small models heed it.
+    assert prompt.endswith(f"Question: Where do herons wait?\n\n{prompts.CITATION_REMINDER}")
 
 
 def test_a_chat_call_writes_a_usage_row_with_tokens(fake_openai, owner, notebook, library):
@@ -151,7 +152,9 @@ def test_earlier_turns_are_sent_as_messages(fake_openai, owner, notebook, librar
     assert [message["role"] for message in messages] == ["system", "user", "assistant", "user"]
     assert messages[1]["content"] == "Where do herons wait?"
     assert messages[2]["content"] == "Herons wait by the pond [1]."
-    assert messages[3]["content"].endswith("Question: For how long?")
+    assert messages[3]["content"].endswith(
+        f"Question: For how long?\n\n{prompts.CITATION_REMINDER}"
+    )
     # Earlier turns go to the model, never into the search.
     assert fake_openai.embedding_requests[-1].body["input"] == ["For how long?"]
 

@@ -1,5 +1,6 @@
 """Earlier turns go to the chat model within CHAT_HISTORY_TOKENS, newest first."""
 
+from generation import prompts
 from generation.answering import answer_question
 from notebooks.models import Conversation, Message
 from providers.tokens import estimate_tokens
@@ -22,7 +23,7 @@ def test_history_keeps_the_newest_turns_that_fit_the_budget(
 
     sent = fake_openai.chat_requests[0].body["messages"]
     assert [message["content"] for message in sent[1:-1]] == turns[-3:]
-    assert sent[-1]["content"].endswith("Question: And then?")
+    assert sent[-1]["content"].endswith(f"Question: And then?\n\n{prompts.CITATION_REMINDER}")
 
 
 def test_no_history_with_a_zero_budget(fake_openai, settings, owner, notebook, add_ready_source):

@@ -12,6 +12,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from billing.models import CreditEntry, Usage
+from generation import prompts
 from generation.answering import answer_question, stream_answer
 from generation.tests.test_answering import BREAD, HERONS, TRAINS, prompt_passages
 from notebooks.models import Message
@@ -78,7 +79,9 @@ def test_the_follow_up_is_searched_as_rewritten_and_answered_as_asked(
         "What does sourdough bread need?",
         "Sourdough needs a starter fed every day [1].",
     ]
-    assert sent[-1]["content"].endswith("Question: And for how long?")
+    assert sent[-1]["content"].endswith(
+        f"Question: And for how long?\n\n{prompts.CITATION_REMINDER}"
+    )
     # The rewrite is kept with the question.
     assert answer.question.content == "And for how long?"
     assert answer.question.search_query == REWRITTEN
@@ -93,7 +96,8 @@ def test_the_full_text_side_matches_the_rewritten_words(
     settings.SIMILARITY_FLOOR = 1.01
     fake_openai.chat_replies += ["When does the night train to Vienna leave?", "At eleven [1]."]
 
-    follow_up(owner, notebook, first, question="And what about the other one?")
+    # (A rewrite sharing no word with the conversation would be discarded.)
+    follow_up(owner, notebook, first, question="And what about the night one?")
 
     assert list(prompt_passages(fake_openai.chat_requests[1]).values()) == [TRAINS.decode()]
 

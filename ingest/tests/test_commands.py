@@ -14,7 +14,9 @@ from notebooks.models import Notebook
 FOUR_PAGES = str(PDFS / "sample-files/pdflatex-4-pages.pdf")
 SCAN = str(PDFS / "sample-files/cmyk-image.pdf")
 RESULT_KEYS = {"source_id", "name", "kind", "status", "pages", "chunks", "error"}
-CITATION_KEYS = {"n", "chunk_id", "source_id", "source", "page", "quote", "similarity", "supported"}
+CITATION_KEYS = {
+    "n", "chunk_id", "source_id", "source", "page", "quote", "similarity", "supported", "attributed"
+}  # fmt: skip
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -84,7 +86,9 @@ def test_ask_prints_the_answer_and_citations_from_the_pdf_as_json(fake_openai):
 
     payload = json.loads(ask("Does the text have a meaning?", "--json"))
 
-    assert set(payload) == {"answer", "mode", "conversation_id", "search_query", "citations"}
+    assert set(payload) == {
+        "answer", "mode", "conversation_id", "search_query", "citations", "unsupported"
+    }  # fmt: skip
     assert payload["search_query"] == "Does the text have a meaning?"  # searched as asked
     assert payload["answer"] == "The text has no meaning [1]. It shows the font [2]."
     assert payload["mode"] == "llm"

@@ -9,6 +9,8 @@ from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 
+from generation.citations import CLOSING_RE, uncited_spans
+from generation.models import AttributedCitation
 from notebooks.models import CitedPassage, Message
 from notebooks.rendering import link_markers, render_markdown
 
@@ -57,12 +59,45 @@ def link_citations(message: Message) -> SafeString:
     A model's answer is Markdown, rendered and sanitised (notebooks.rendering); any other
     message (an extractive answer quotes the sources) is escaped plain text."""
     notebook_id = message.conversation.notebook_id
+    citations = {cited.n: cited for cited in message.citations.all()}
+    text = message.content
+    attributed: set[int] = set()
+    if message.mode == Message.Mode.LLM:
+        # A model's sentence without a marker is one no passage supports (Loupe gave the
+        # others one, generation.citations.attribute_sentences): it gets a visible mark.
+        for start, end in reversed(uncited_spans(text, len(citations))):
+            closing = CLOSING_RE.search(text[start:end])
+            cut = start + closing.start() if closing else end
+            text = text[:cut] + UNSUPPORTED_MARK + text[cut:]
+        attributed = attributed_numbers(message)
     return linked_text(
-        message.content,
-        {cited.n: cited for cited in message.citations.all()},
+        text,
+        citations,
         lambda cited: reverse("notebooks:citation", args=[notebook_id, cited.pk]),
         markdown=message.mode == Message.Mode.LLM,
+        attributed=attributed,
     )
+
+
+# Put into the text before it is rendered, turned into markup after (the "?" is not a
+# marker MARKER_RE links).
+UNSUPPORTED_MARK = " [?]"
+MARK_RE = re.compile(r"\[(\d+|\?)\]")
+
+
+@register.filter
+def attributed_numbers(message: Message) -> set[int]:
+    """The numbers of the message's citations Loupe placed, not the model (read once per
+    message: the text and the citation list both ask)."""
+    if message.mode != Message.Mode.LLM:
+        return set()
+    if not hasattr(message, "_attributed_numbers"):
+        message._attributed_numbers = set(  # type: ignore[attr-defined]
+            AttributedCitation.objects.filter(citation__message=message).values_list(
+                "citation__n", flat=True
+            )
+        )
+    return message._attributed_numbers  # type: ignore[attr-defined]
 
 
 def linked_text(
@@ -71,32 +106,42 @@ def linked_text(
     url: Callable[[CitedPassage], str],
     *,
     markdown: bool,
+    attributed: set[int] | None = None,
 ) -> SafeString:
     """`text` as safe HTML with each [n] of `citations` a link (to `url(citation)`) that
     opens the passage in the side panel: answers and generated documents (studio) alike."""
 
     def link(match: re.Match[str]) -> str:
+        if match.group(1) == "?":
+            return format_html(
+                '<span class="unsupported-mark" title="{}">[?]</span>',
+                _("No passage supports this sentence"),
+            )
         cited = citations.get(int(match.group(1)))
         if cited is None:
             return match.group(0)
         weak = cited.supported is False  # None: stored before citations were checked
+        placed = cited.n in (attributed or set())
+        classes = ["cite"] + ["cite-weak"] * weak + ["cite-attributed"] * placed
         # The title goes in as markup made by format_html: as a plain string argument its
         # quotes would be escaped and break the tag.
-        title = (
-            format_html(' title="{}"', _("Weakly supported: the passage does not clearly say this"))
-            if weak
-            else ""
-        )
+        titles = []
+        if weak:
+            titles.append(_("Weakly supported: the passage does not clearly say this"))
+        if placed:
+            titles.append(_("Placed by Loupe, not the model: this passage holds the sentence"))
+        title = format_html(' title="{}"', " ".join(titles)) if titles else ""
         return format_html(
             '<a class="{2}" href="{0}" hx-get="{0}" hx-target="#passage"{3}>{1}</a>',
             url(cited),
             match.group(0),
-            "cite cite-weak" if weak else "cite",
+            " ".join(classes),
             title,
         )
 
-    # Escaping and sanitising leave "[", "]" and digits alone, so the markers survive them,
-    # and every piece of markup added afterwards is built by format_html.
+    # Escaping and sanitising leave "[", "]", "?" and digits alone, so the markers survive
+    # them, and every piece of markup added afterwards is built by format_html.
+    pattern = MARK_RE if attributed is not None else MARKER_RE
     if markdown:
-        return mark_safe(link_markers(render_markdown(text), MARKER_RE, link))
-    return mark_safe(MARKER_RE.sub(link, escape(text)))
+        return mark_safe(link_markers(render_markdown(text), pattern, link))
+    return mark_safe(pattern.sub(link, escape(text)))

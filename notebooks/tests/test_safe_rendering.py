@@ -47,7 +47,9 @@ def test_an_attack_in_the_answer_renders_inert(owner, notebook, attack):
     html, _ = _render(owner, notebook, f"Otters hold hands [1]. {attack}")
 
     elements = _Elements(html).found
-    assert {tag for tag, _ in elements} <= {"p", "a"}
+    # A span: the mark of a sentence no passage supports (the attack's text, uncited).
+    assert {tag for tag, _ in elements} <= {"p", "a", "span"}
+    assert all(attrs["class"] == "unsupported-mark" for tag, attrs in elements if tag == "span")
     for _, attrs in elements:
         assert not any(name.startswith("on") for name in attrs)
         assert not attrs.get("href", "").lower().startswith("javascript")

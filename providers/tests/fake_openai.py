@@ -175,6 +175,10 @@ class FakeOpenAI:
     # The wait before a streamed reply's first chunk (a model's time to first token) when
     # it differs from stream_delay; None: stream_delay.
     stream_first_delay: float | None = None
+    # A streamed reply stalls this long after its first `stream_stall_after` chunks (a model
+    # server that stops writing mid-answer); None: no stall.
+    stream_stall_after: int | None = None
+    stream_stall_seconds: float = 0.0
     chunks_sent: int = 0
     _failures: list[_Failure] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -394,6 +398,8 @@ def _make_handler(controller: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 delay = controller.stream_delay
                 if index == 0 and controller.stream_first_delay is not None:
                     delay = controller.stream_first_delay
+                if index and index == controller.stream_stall_after:
+                    delay = controller.stream_stall_seconds
                 if delay and controller._stopping.wait(delay):
                     return
                 self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())

@@ -40,7 +40,7 @@ def test_a_body_that_is_not_json_raises_a_provider_error(fake_openai, db):
 
 
 def test_a_slow_chat_model_times_out(fake_openai, db, settings):
-    settings.OPENAI_TIMEOUT_SECONDS = 0.3
+    settings.CHAT_TIMEOUT_SECONDS = 0.3
     fake_openai.slow_seconds = 2
     fake_openai.fail_next("slow", times=2)
 

@@ -57,7 +57,7 @@ def test_a_reader_that_stops_early_still_writes_one_usage_row(fake_openai, owner
     stream.close()
 
     usage = Usage.objects.get()
-    assert usage.output_tokens == 2  # "Herons", estimated over the text received
+    assert usage.output_tokens == 1  # "Herons", estimated over the text received
     assert stream.text == "Herons"
 
 

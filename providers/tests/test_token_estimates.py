@@ -4,10 +4,11 @@ from providers.embeddings import embed_texts
 from providers.tokens import estimate_tokens
 
 
-def test_a_token_estimate_counts_a_token_per_four_characters_of_each_word():
+def test_a_token_estimate_counts_a_token_per_six_letters_of_each_word():
     assert estimate_tokens("") == 0
     assert estimate_tokens("cat sat.") == 3  # "cat", "sat", "."
-    assert estimate_tokens("Donaudampfschifffahrt") == 6  # 21 characters
+    assert estimate_tokens("herons") == 1  # six letters
+    assert estimate_tokens("Donaudampfschifffahrt") == 4  # 21 letters
 
 
 def test_embeddings_from_a_server_that_reports_no_usage_are_counted_locally(owner, fake_openai):

@@ -8,6 +8,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from billing.services import CreditSpent
 from generation.answering import answer_question
+from generation.citations import unsupported_sentences
+from generation.models import AttributedCitation
 from providers.errors import ProviderError
 from sharing import access
 from sharing.models import Role
@@ -70,6 +72,11 @@ class Command(BaseCommand):
         except (CreditSpent, ProviderError, ValueError) as exc:
             raise CommandError(str(exc)) from exc
 
+        attributed = set(
+            AttributedCitation.objects.filter(citation__message=answer.message).values_list(
+                "citation__n", flat=True
+            )
+        )
         citations = [
             {
                 "n": citation.n,
@@ -80,9 +87,13 @@ class Command(BaseCommand):
                 "quote": citation.quote,
                 "similarity": citation.similarity,
                 "supported": citation.supported,
+                # Placed by Loupe's support check after the model wrote the sentence
+                # without a marker, not by the model.
+                "attributed": citation.n in attributed,
             }
             for citation in answer.citations
         ]
+        unsupported = unsupported_sentences(answer.message)
         if options["json"]:
             payload = {
                 "answer": answer.message.content,
@@ -92,6 +103,8 @@ class Command(BaseCommand):
                 # into for the search (RETRIEVAL_QUERY_REWRITE).
                 "search_query": answer.search_query,
                 "citations": citations,
+                # The sentences of a model's answer that no passage supports.
+                "unsupported": unsupported,
             }
             self.stdout.write(json.dumps(payload, ensure_ascii=False))
             return
@@ -102,7 +115,10 @@ class Command(BaseCommand):
         self.stdout.write(answer.message.content)
         for citation in citations:
             page = f", page {citation['page']}" if citation["page"] else ""
+            placed = ", placed by Loupe, not the model" if citation["attributed"] else ""
             self.stdout.write(
                 f"[{citation['n']}] {citation['source']}{page} "
-                f"(similarity {citation['similarity']:.3f})"
+                f"(similarity {citation['similarity']:.3f}{placed})"
             )
+        for sentence in unsupported:
+            self.stdout.write(f"(no passage supports: {sentence})")

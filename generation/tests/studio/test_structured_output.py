@@ -76,7 +76,7 @@ def test_a_reply_that_cites_no_passage_is_invalid(fake_openai, studio_sources, m
 def test_a_slow_model_fails_the_document_with_a_timeout_message(
     fake_openai, settings, studio_sources, make_document
 ):
-    settings.OPENAI_TIMEOUT_SECONDS = 0.5
+    settings.CHAT_TIMEOUT_SECONDS = 0.5
     settings.OPENAI_MAX_RETRIES = 0
     fake_openai.slow_seconds = 2.0
     fake_openai.fail_next("slow", endpoint="chat/completions")

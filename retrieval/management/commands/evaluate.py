@@ -18,6 +18,7 @@ from retrieval.evaluation import (
     load_items,
     require_chat_model,
 )
+from retrieval.page_evaluation import evaluate_pages, ingest_pdfs, load_offtopic, load_page_items
 
 
 class Command(BaseCommand):
@@ -28,7 +29,12 @@ class Command(BaseCommand):
         "recall@1/4/8, MRR and latency percentiles. A question whose answer no chunk "
         "contains counts as a miss and is reported as unanswerable. With --followups, "
         "follow-up questions are searched as asked and as rewritten from their conversation "
-        "by the chat model (query rewriting off and on), and both figures are printed."
+        "by the chat model (query rewriting off and on), and both figures are printed. "
+        "With --pages, answers are measured instead: every question of a page-gold set is "
+        "asked through the normal answer path in a notebook holding its PDF (DIR/<doc>), and "
+        "the gold page among the passages @1/4/8, the gold page cited, the refusals and the "
+        "quotes found in their page's chunks are printed per language; --offtopic adds "
+        "questions the documents cannot answer (refused: nothing cited)."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -39,7 +45,23 @@ class Command(BaseCommand):
             help="FOLLOWUPS.jsonl: earlier turns, a follow-up question and its answers per "
             "line; measures query rewriting (needs a chat model)",
         )
-        parser.add_argument("--docs", required=True, type=Path, help="folder of <doc_id>.txt")
+        parser.add_argument(
+            "--pages",
+            type=Path,
+            help="QUESTIONS.jsonl: doc, lang, question, page, also_answered_on and quote per "
+            "line; measures the answers (every question is a billed answer)",
+        )
+        parser.add_argument(
+            "--offtopic",
+            type=Path,
+            help="OFFTOPIC.jsonl (with --pages): doc, lang and a question the doc cannot answer",
+        )
+        parser.add_argument(
+            "--docs",
+            required=True,
+            type=Path,
+            help="folder of <doc_id>.txt (--qa, --followups) or of the PDFs --pages names",
+        )
         parser.add_argument("--k", type=int, default=8, help="passages per question (8)")
         parser.add_argument("--user", default="evaluate", help="owner of the documents")
         parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -47,13 +69,24 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         if options["k"] < 1:
             raise CommandError("--k must be at least 1.")
-        if options["qa"] is None and options["followups"] is None:
-            raise CommandError("Give --qa ITEMS.jsonl, --followups FOLLOWUPS.jsonl or both.")
+        if options["pages"] is not None:
+            if options["qa"] is not None or options["followups"] is not None:
+                raise CommandError("--pages measures answers alone; run --qa/--followups apart.")
+        elif options["offtopic"] is not None:
+            raise CommandError("--offtopic goes with --pages QUESTIONS.jsonl.")
+        elif options["qa"] is None and options["followups"] is None:
+            raise CommandError(
+                "Give --qa ITEMS.jsonl, --followups FOLLOWUPS.jsonl (or both), or --pages "
+                "QUESTIONS.jsonl."
+            )
         User = get_user_model()
         user, created = User.objects.get_or_create(username=options["user"])
         if created:
             user.set_unusable_password()
             user.save()
+        if options["pages"] is not None:
+            self._handle_pages(user, options)
+            return
         notebook = Notebook.objects.create(
             owner=user,
             title=f"evaluate {options['qa'] or options['followups']} "
@@ -124,3 +157,47 @@ class Command(BaseCommand):
             f"rewrite latency  p50 {on['rewrite_p50_ms']} ms, p95 {on['rewrite_p95_ms']} ms "
             "(before the search)"
         )
+
+    def _handle_pages(self, user: Any, options: dict[str, Any]) -> None:
+        notebooks = {}
+        try:
+            items = load_page_items(options["pages"])
+            offtopic = load_offtopic(options["offtopic"]) if options["offtopic"] else []
+            notebooks = ingest_pdfs(
+                user=user,
+                docs=options["docs"],
+                names=[item.doc for item in items] + [item.doc for item in offtopic],
+            )
+            figures = evaluate_pages(user=user, notebooks=notebooks, items=items, offtopic=offtopic)
+        except EvaluationError as exc:
+            raise CommandError(str(exc)) from exc
+        finally:
+            # The documents stay in the user's library, so the next run links them.
+            for notebook in notebooks.values():
+                notebook.delete()
+        if options["json"]:
+            self.stdout.write(json.dumps(figures, ensure_ascii=False))
+            return
+        for lang, row in figures["questions"].items():
+            total = row["questions"]
+            retrieved = ", ".join(
+                f"@{name.split('@')[1]} {count}/{total}"
+                for name, count in row.items()
+                if name.startswith("retrieved@")
+            )
+            self.stdout.write(
+                f"{lang}: {total} questions; gold page retrieved {retrieved}; cited "
+                f"{row['cited']}/{total}; refused {row['refused']}; quote found on its page "
+                f"{row['quote_found']}/{total}"
+            )
+            for missed in row["missed"]:
+                self.stdout.write(
+                    f"  {missed['id']}: gold {missed['gold']}, cited {missed['cited']}, "
+                    f"retrieved {missed['retrieved']}"
+                )
+        for lang, row in figures.get("offtopic", {}).items():
+            self.stdout.write(
+                f"{lang} off-topic: {row['refused']}/{row['questions']} refused (nothing cited)"
+            )
+            for cited in row["cited"]:
+                self.stdout.write(f"  {cited['question']} cited pages {cited['pages']}")
