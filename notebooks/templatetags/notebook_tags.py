@@ -9,7 +9,7 @@ from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 
-from notebooks.models import CitedPassage, Message
+from notebooks.models import CitedPassage, Message, Note
 from notebooks.rendering import link_markers, render_markdown
 
 register = template.Library()
@@ -31,6 +31,18 @@ def link_citations(message: Message) -> SafeString:
         {cited.n: cited for cited in message.citations.all()},
         lambda cited: reverse("notebooks:citation", args=[notebook_id, cited.pk]),
         markdown=message.mode == Message.Mode.LLM,
+    )
+
+
+@register.filter
+def note_html(note: Note) -> SafeString:
+    """A note's Markdown as safe HTML (rendered and sanitised as an answer is), with each [n]
+    it kept from the answer it was saved from opening that passage."""
+    return linked_text(
+        note.content,
+        {cited.n: cited for cited in note.citations.all()},
+        lambda cited: reverse("notebooks:note_citation", args=[note.notebook_id, cited.pk]),
+        markdown=True,
     )
 
 
