@@ -95,6 +95,8 @@ def _sources_context(request: HtmxHttpRequest, notebook: Notebook) -> dict[str, 
         "choice": choice,
         "ticked": {source.pk for source in choice.ticked},
         "may_ask": notebook.role in (Role.OWNER, Role.EDITOR),
+        # A fragment (htmx) of the list updates the count above the question box too.
+        "scope_oob": bool(getattr(request, "htmx", False)),
         # The partial polls itself only while there is something left to watch (a ready
         # source still has a stage while its summary is written).
         "polling": any(not source.is_finished or source.stage for source in sources),
@@ -711,9 +713,8 @@ def choose(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
         raise Http404(str(exc)) from exc
     if not request.htmx:
         return redirect("notebooks:detail", notebook_id=notebook.pk)
-    context = _sources_context(request, notebook)
-    context["oob"] = True
-    return render(request, "notebooks/detail.html#chosen", context)
+    # The list, with the count above the question box and the Ask button (sources partial).
+    return render(request, "notebooks/detail.html#sources", _sources_context(request, notebook))
 
 
 # Chat style ----------------------------------------------------------------------------
