@@ -8,7 +8,7 @@ from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.core.files.base import ContentFile
 from django.db import IntegrityError, transaction
-from django.db.models import QuerySet
+from django.db.models import Exists, OuterRef, QuerySet
 from django.utils.translation import gettext as _
 
 from library.models import Source
@@ -121,6 +121,19 @@ def source_choice(*, user: User, notebook: Notebook) -> SourceChoice:
         listed=list(listed_sources(notebook).order_by("-created_at", "-id")),
         unticked=frozenset(unticked.values_list("source_id", flat=True)),
     )
+
+
+def searched_sources(*, user: User, notebook: Notebook) -> list[int] | None:
+    """What `source_choice(...).searched` says, in one statement: a question's way to its
+    first token counts them (notebooks/tests/test_ask_stream_queries.py)."""
+    unticked = UntickedSource.objects.filter(user=user, notebook=notebook, source=OuterRef("pk"))
+    rows = (
+        listed_sources(notebook).annotate(unticked=Exists(unticked)).values_list("pk", "unticked")
+    )
+    rows = list(rows)
+    if not any(is_unticked for _pk, is_unticked in rows):
+        return None
+    return sorted(pk for pk, is_unticked in rows if not is_unticked)
 
 
 def choose_sources(*, user: User, notebook: Notebook, ticked: Iterable[int]) -> SourceChoice:

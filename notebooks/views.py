@@ -49,6 +49,7 @@ from notebooks.services import (
     make_note_a_note_again,
     make_note_a_source,
     save_answer_as_note,
+    searched_sources,
     source_choice,
     unlink_source,
 )
@@ -433,7 +434,7 @@ def _chosen_sources(
     about one source ("Ask about this") asks it, ticked or not."""
     if about is not None:
         return None
-    return source_choice(user=request.user, notebook=notebook).searched
+    return searched_sources(user=request.user, notebook=notebook)
 
 
 def _event(name: str, data: dict[str, Any]) -> str:
@@ -769,7 +770,9 @@ def _notes_context(request: HtmxHttpRequest, notebook: Notebook, **extra: Any) -
 def _get_note(
     request: HtmxHttpRequest, notebook: Notebook, note_id: int, *, own: bool = False
 ) -> Note:
-    """A note of the notebook the user may read, or with `own` one they may change; 404."""
+    """A note of the notebook the user may read, or with `own` one they may change (their
+    own, while they may edit the notebook: sharing/access.py); 404 otherwise, as for
+    someone else's conversation."""
     notes = (access.own_notes if own else access.visible_notes)(request.user, notebook)
     return get_object_or_404(notes.select_related("source"), pk=note_id)
 
@@ -817,7 +820,7 @@ def note(request: HtmxHttpRequest, notebook_id: int, note_id: int) -> HttpRespon
     """GET: the note (for htmx, its place in the panel; with ?edit, its form, for its
     author). POST: its new text and title."""
     if request.method == "POST":
-        notebook = _get_notebook_for_user(request, notebook_id, Role.EDITOR)
+        notebook = _get_notebook_for_user(request, notebook_id)
         shown = _get_note(request, notebook, note_id, own=True)
         try:
             edit_note(
@@ -840,7 +843,7 @@ def note(request: HtmxHttpRequest, notebook_id: int, note_id: int) -> HttpRespon
 @login_required
 @require_POST
 def delete_note_view(request: HtmxHttpRequest, notebook_id: int, note_id: int) -> HttpResponse:
-    notebook = _get_notebook_for_user(request, notebook_id, Role.EDITOR)
+    notebook = _get_notebook_for_user(request, notebook_id)
     shown = _get_note(request, notebook, note_id, own=True)
     was_source = shown.source_id is not None
     delete_note(note=shown)
@@ -851,7 +854,7 @@ def delete_note_view(request: HtmxHttpRequest, notebook_id: int, note_id: int) -
 @require_POST
 def post_note(request: HtmxHttpRequest, notebook_id: int, note_id: int) -> HttpResponse:
     """Post one's note to the notebook (its other readers may read it), or make it private."""
-    notebook = _get_notebook_for_user(request, notebook_id, Role.EDITOR)
+    notebook = _get_notebook_for_user(request, notebook_id)
     shown = _get_note(request, notebook, note_id, own=True)
     shown.posted = request.POST.get("posted") == "1"
     shown.save(update_fields=["posted", "updated_at"])
@@ -864,7 +867,7 @@ def post_note(request: HtmxHttpRequest, notebook_id: int, note_id: int) -> HttpR
 @rate_limited("upload")
 def note_source(request: HtmxHttpRequest, notebook_id: int, note_id: int) -> HttpResponse:
     """Make the note a source of the notebook (`source=1`), or a note only again."""
-    notebook = _get_notebook_for_user(request, notebook_id, Role.EDITOR)
+    notebook = _get_notebook_for_user(request, notebook_id)
     shown = _get_note(request, notebook, note_id, own=True)
     if request.POST.get("source") == "1":
         make_note_a_source(note=shown)

@@ -161,3 +161,15 @@ def test_an_outsider_and_an_anonymous_visitor_cannot_choose(client, outsider, no
     client.force_login(outsider)
     assert choose(client, notebook, none="1").status_code == 404
     assert source_choice(user=notebook.owner, notebook=notebook).everything
+
+
+def test_the_one_statement_choice_agrees_with_the_full_one(owner, notebook, three):
+    from notebooks.services import searched_sources
+
+    herons, trains, otters = three
+    for ticked in ([herons, trains, otters], [herons], [], [otters, trains]):
+        choose_sources(user=owner, notebook=notebook, ticked=[s.pk for s in ticked])
+        full = source_choice(user=owner, notebook=notebook).searched
+        assert searched_sources(user=owner, notebook=notebook) == (
+            None if full is None else sorted(full)
+        )
