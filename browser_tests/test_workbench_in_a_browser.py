@@ -137,3 +137,38 @@ def test_an_unticked_source_is_never_cited_and_none_ticked_means_no_asking(page_
     page.wait_for_selector("#ask-button:not([disabled])")
     assert page.locator("#sources .source-tick:checked").count() == 2
     assert page.js_errors == []
+
+
+GUIDED = """# Grey herons
+
+Grey herons live along rivers, lakes and coasts across Europe and Asia.
+
+## Breeding
+
+Herons breed in colonies called heronries, often high in tall trees.
+
+## Feeding
+
+They wait motionless in shallow water and strike at fish.
+"""
+
+
+def test_a_suggested_question_is_asked_with_one_click(page_for, live):
+    page = page_for("quinn")
+    open_notebook(page, "quinn", "Herons")
+    add_text(page, "herons.md", GUIDED, ready=1)
+    page.reload()  # the suggestions sit in the chat, made from the ready source's headings
+
+    suggestions = page.locator(".suggested-questions button")
+    assert suggestions.count() == 3
+    assert suggestions.nth(1).inner_text() == "What does “herons” say about breeding?"
+    guide = page.locator("#sources .source-guide")
+    guide.locator("summary").click()
+    assert "Feeding" in guide.locator(".guide-topics").inner_text()
+
+    live.models.chat_replies.append("Herons breed in colonies called heronries [1].")
+    suggestions.nth(1).click()
+    page.wait_for_selector("#chat .message-assistant a.cite", timeout=60_000)
+    assert "What does “herons” say about breeding?" in page.locator("#chat").inner_text()
+    assert "heronries" in page.locator("#chat .message-assistant").last.inner_text()
+    assert page.js_errors == []

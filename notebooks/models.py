@@ -243,3 +243,24 @@ class NoteCitation(CitedPassage):
     class Meta:
         ordering = ["note_id", "n"]
         constraints = [models.UniqueConstraint(fields=["note", "n"], name="note_citation_unique_n")]
+
+
+class SourceGuide(models.Model):
+    """A ready source's key topics and the questions it can answer (notebooks/guides.py),
+    made once per source: from its outline offline, or by one model call."""
+
+    class Mode(models.TextChoices):
+        PENDING = "", "Being written"
+        OUTLINE = "outline", "From the source's headings"
+        LLM = "llm", "Written by the chat model"
+
+    source = models.OneToOneField(Source, on_delete=models.CASCADE, related_name="guide")
+    topics = models.JSONField(default=list)
+    questions = models.JSONField(default=list)
+    mode = models.CharField(max_length=20, choices=Mode.choices, blank=True)
+    # Why the model's guide could not be made (the outline's is shown instead).
+    error = models.CharField(max_length=500, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"guide of {self.source_id}"

@@ -29,6 +29,7 @@ from ingest.services import SourceBusy, UploadRejected, add_source, add_url, rep
 from library.files import local_copy
 from library.models import Chunk, Preferences, Source
 from limits.decorators import rate_limited
+from notebooks import guides
 from notebooks.models import (
     Citation,
     CitedPassage,
@@ -89,12 +90,18 @@ def _sources_context(request: HtmxHttpRequest, notebook: Notebook) -> dict[str, 
         .values_list("pk", flat=True)
     )
     choice = source_choice(user=request.user, notebook=notebook)
+    # Made here the first time a ready source is shown without one (offline: from its
+    # headings, at once; with a model: queued, one call).
+    made = guides.guides_for(sources)
+    for source in sources:
+        source.shown_guide = made.get(source.pk)
     return {
         "notebook": notebook,
         "sources": sources,
         "changeable": changeable,
         "choice": choice,
         "ticked": {source.pk for source in choice.ticked},
+        "suggested": guides.suggested_questions(choice.ticked, made),
         "may_ask": notebook.role in (Role.OWNER, Role.EDITOR),
         # A fragment (htmx) of the list updates the count above the question box too.
         "scope_oob": bool(getattr(request, "htmx", False)),

@@ -1,0 +1,240 @@
+"""A ready source's guide: its key topics and up to three questions it can answer, shown
+under its summary; the notebook's chat suggests three of them across the ticked sources.
+
+Offline the guide is made from the source's structure: a PDF's outline (its bookmarks), else
+the Markdown headings in its text. Each question asks what the source says about one of its
+own sections, so it is answerable and reads as a question a person would ask. A source
+without headings gets no questions rather than made-up ones. With a chat model (and
+SOURCE_SUMMARIES "auto") one cheap call per source writes the guide instead, billed to the
+source's owner.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Iterable
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+
+from billing.services import usage_for
+from generation.summaries import head
+from library.files import local_copy
+from library.models import Source
+from notebooks.models import SourceGuide
+from providers.chat import chat, chat_available
+from providers.errors import ProviderError
+
+logger = logging.getLogger(__name__)
+
+MAX_TOPICS = 6
+MAX_QUESTIONS = 3
+HEADING_RE = re.compile(r"^[ ]{0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+NUMBERING_RE = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[IVXLC]+\.|[A-Z]\.)\s+")
+QUESTION_WORDS = frozenset(("how", "why", "what", "when", "where", "which", "who"))
+# Headings that name a part of every document, not what this one is about.
+GENERIC = frozenset(
+    (
+        "contents", "table of contents", "introduction", "preface", "foreword", "abstract",
+        "summary", "conclusion", "conclusions", "references", "bibliography", "appendix",
+        "index", "acknowledgements", "acknowledgments", "glossary", "notes", "overview",
+        "inhalt", "inhaltsverzeichnis", "einleitung", "vorwort", "zusammenfassung", "fazit",
+        "literatur", "literaturverzeichnis", "anhang", "glossar", "danksagung",
+    )
+)  # fmt: skip
+
+
+def guides_for(sources: Iterable[Source]) -> dict[int, SourceGuide]:
+    """The guides of the ready sources among `sources`, made now (offline) or queued (with
+    a model) for those that have none yet."""
+    ready = [source for source in sources if source.status == Source.Status.READY]
+    guides = {guide.source_id: guide for guide in SourceGuide.objects.filter(source__in=ready)}
+    for source in ready:
+        if source.pk not in guides and (made := _start_guide(source)) is not None:
+            guides[source.pk] = made
+    return guides
+
+
+def _start_guide(source: Source) -> SourceGuide | None:
+    from notebooks.tasks import write_guide
+
+    try:
+        with transaction.atomic():
+            if _model_writes_guides():
+                guide = SourceGuide.objects.create(source=source, mode=SourceGuide.Mode.PENDING)
+                write_guide.defer(source_id=source.pk)
+                return guide
+            topics, questions = outline_guide(source)
+            return SourceGuide.objects.create(
+                source=source,
+                topics=topics,
+                questions=questions,
+                mode=SourceGuide.Mode.OUTLINE,
+            )
+    except IntegrityError:  # another request made it meanwhile
+        return SourceGuide.objects.filter(source=source).first()
+
+
+def _model_writes_guides() -> bool:
+    return settings.SOURCE_SUMMARIES == "auto" and chat_available()
+
+
+def write_guide(*, source_id: int) -> SourceGuide | None:
+    """The job's part: the model's guide, or the outline's when the call fails (with why)."""
+    source = Source.objects.filter(pk=source_id, status=Source.Status.READY).first()
+    guide = SourceGuide.objects.filter(source_id=source_id).first()
+    if source is None or guide is None:
+        return None  # removed, or read again, meanwhile
+    try:
+        with usage_for(source_id=source.pk):
+            topics, questions = model_guide(source)
+        mode, error = SourceGuide.Mode.LLM, ""
+    except ProviderError as exc:
+        logger.warning("guide of source %s: %s", source.pk, exc)
+        topics, questions = outline_guide(source)
+        mode, error = SourceGuide.Mode.OUTLINE, str(exc)[:500]
+    guide.topics, guide.questions, guide.mode, guide.error = topics, questions, mode, error
+    guide.save(update_fields=["topics", "questions", "mode", "error"])
+    return guide
+
+
+# Offline: from the source's structure ---------------------------------------------------
+
+
+def headings(source: Source) -> list[str]:
+    """The source's section titles in reading order: a PDF's outline, else the Markdown
+    headings of its text."""
+    titles: list[str] = []
+    if source.kind == Source.Kind.PDF and source.file:
+        titles = _pdf_outline(source)
+    if not titles:
+        texts = source.chunks.order_by("ordinal").values_list("text", flat=True)
+        for text in texts:
+            titles += [match.group(1) for match in HEADING_RE.finditer(text)]
+    seen: set[str] = set()
+    cleaned: list[str] = []
+    for title in titles:
+        topic = _clean(title)
+        if topic and topic.casefold() not in seen:
+            seen.add(topic.casefold())
+            cleaned.append(topic)
+    return cleaned
+
+
+def _pdf_outline(source: Source) -> list[str]:
+    from pypdf import PdfReader
+
+    def flatten(items: list, depth: int = 0) -> Iterable[tuple[int, str]]:
+        for item in items:
+            if isinstance(item, list):  # the children of the item before it
+                yield from flatten(item, depth + 1)
+            elif getattr(item, "title", None):
+                yield depth, str(item.title)
+
+    try:
+        with local_copy(source.file) as path:
+            entries = list(flatten(PdfReader(path).outline))
+    except Exception as exc:  # a broken outline is no reason to fail the page
+        logger.warning("outline of source %s: %s", source.pk, exc)
+        return []
+    # The chapters first (what the document is about), then their sections, each in order.
+    return [title for _depth, title in sorted(entries, key=lambda entry: entry[0])][:200]
+
+
+def _clean(title: str) -> str:
+    """A heading as a topic: its numbering and markup dropped; "" for one that names no
+    topic (generic, a number, too long to be a heading)."""
+    text = " ".join(title.replace("*", "").replace("_", " ").replace("`", "").split())
+    text = NUMBERING_RE.sub("", text).strip(" :.-–—")
+    words = text.split()
+    if not words or len(words) > 10 or len(text) > 80:
+        return ""
+    if sum(char.isalpha() for char in text) < 3:
+        return ""
+    if text.casefold() in GENERIC:
+        return ""
+    return text
+
+
+def outline_guide(source: Source) -> tuple[list[str], list[str]]:
+    """(topics, questions) from the source's headings; the first heading is left out when it
+    merely repeats the source's title."""
+    topics = headings(source)
+    name = _clean(source.title) or source.title
+    if topics and topics[0].casefold() == name.casefold():
+        topics = topics[1:]
+    topics = topics[:MAX_TOPICS]
+    questions = [_question(topic, title=name, language=source.language) for topic in topics]
+    return topics, questions[:MAX_QUESTIONS]
+
+
+def _question(topic: str, *, title: str, language: str) -> str:
+    if topic.endswith("?"):
+        return topic  # a heading that is a question already
+    if language != "de" and topic.split()[0].casefold() in QUESTION_WORDS:
+        return f"{topic}?"  # "How to leave the command prompt"
+    if language == "de":
+        return f"Was sagt „{title}“ über {topic}?"
+    # Lower-cased unless it is a name or an acronym ("Breeding" -> "breeding"; "NASA",
+    # "Vienna" stay): only a single capital at the start of an ordinary word goes.
+    first, _space, rest = topic.partition(" ")
+    if first[:1].isupper() and first[1:].islower() and not _looks_like_a_name(first, rest):
+        topic = first.lower() + (f" {rest}" if rest else "")
+    return f"What does “{title}” say about {topic}?"
+
+
+def _looks_like_a_name(first: str, rest: str) -> bool:
+    # "Grey Herons", "New York": every word capitalised reads as a name or a title.
+    words = [first, *rest.split()]
+    return len(words) > 1 and all(word[:1].isupper() for word in words)
+
+
+# With a model: one call per source ------------------------------------------------------
+
+GUIDE_PROMPT = f"""You write a short guide to a document for someone about to ask questions \
+about it. You are given its beginning and its section headings. Reply with JSON only: \
+{{"topics": [up to {MAX_TOPICS} short key topics, a few words each], "questions": [exactly \
+{MAX_QUESTIONS} questions a reader could ask that the document answers]}}. Write in the \
+document's own language. Questions must be specific to this document, each one sentence."""
+
+
+def model_guide(source: Source) -> tuple[list[str], list[str]]:
+    texts = list(source.chunks.order_by("ordinal").values_list("text", flat=True)[:40])
+    outline = "\n".join(f"- {title}" for title in headings(source)[:30]) or "(none)"
+    prompt = (
+        f"Document: {source.title}\n\nHeadings:\n{outline}\n\nBeginning:\n{head(texts, words=1500)}"
+    )
+    reply = chat(
+        [{"role": "system", "content": GUIDE_PROMPT}, {"role": "user", "content": prompt}],
+        user=source.owner,
+        temperature=0.2,
+        max_tokens=400,
+    )
+    try:
+        data = json.loads(reply.text.strip().removeprefix("```json").strip("`\n "))
+        topics = [" ".join(str(topic).split()) for topic in data["topics"]][:MAX_TOPICS]
+        questions = [" ".join(str(q).split()) for q in data["questions"]][:MAX_QUESTIONS]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ProviderError(
+            f"The chat model {reply.model} wrote no usable guide ({type(exc).__name__})."
+        ) from exc
+    questions = [question for question in questions if question.endswith("?")]
+    if not questions:
+        raise ProviderError(f"The chat model {reply.model} wrote no questions for the guide.")
+    return [topic for topic in topics if topic], questions
+
+
+def suggested_questions(sources: list[Source], guides: dict[int, SourceGuide]) -> list[str]:
+    """Three questions for the chat, taken in turn from each source's guide (the first of
+    each source's, then the second, ...), so several sources are represented."""
+    per_source = [guides[source.pk].questions for source in sources if source.pk in guides]
+    suggested: list[str] = []
+    for round_ in range(MAX_QUESTIONS):
+        for questions in per_source:
+            if round_ < len(questions) and questions[round_] not in suggested:
+                suggested.append(questions[round_])
+            if len(suggested) == MAX_QUESTIONS:
+                return suggested
+    return suggested
