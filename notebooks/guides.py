@@ -48,8 +48,14 @@ GENERIC = frozenset(
 
 def guides_for(sources: Iterable[Source]) -> dict[int, SourceGuide]:
     """The guides of the ready sources among `sources`, made now (offline) or queued (with
-    a model) for those that have none yet."""
+    a model) for those that have none yet; those of sources not ready (being read again)
+    are dropped, to be made anew."""
+    sources = list(sources)
     ready = [source for source in sources if source.status == Source.Status.READY]
+    # A source being read again gets a new guide once ready: its headings may have changed.
+    again = [source.pk for source in sources if source.status != Source.Status.READY]
+    if again:
+        SourceGuide.objects.filter(source_id__in=again).delete()
     guides = {guide.source_id: guide for guide in SourceGuide.objects.filter(source__in=ready)}
     for source in ready:
         if source.pk not in guides and (made := _start_guide(source)) is not None:
@@ -166,29 +172,41 @@ def outline_guide(source: Source) -> tuple[list[str], list[str]]:
     if topics and topics[0].casefold() == name.casefold():
         topics = topics[1:]
     topics = topics[:MAX_TOPICS]
-    questions = [_question(topic, title=name, language=source.language) for topic in topics]
+    text = "\n".join(source.chunks.order_by("ordinal").values_list("text", flat=True)[:300])
+    questions = [
+        _question(topic, title=name, language=source.language, text=text) for topic in topics
+    ]
     return topics, questions[:MAX_QUESTIONS]
 
 
-def _question(topic: str, *, title: str, language: str) -> str:
+GERMAN_ARTICLES = frozenset(("der", "die", "das", "den", "dem", "des", "ein", "eine", "einer"))
+
+
+def _question(topic: str, *, title: str, language: str, text: str = "") -> str:
+    """A question about one of the source's sections, in its language."""
     if topic.endswith("?"):
         return topic  # a heading that is a question already
-    if language != "de" and topic.split()[0].casefold() in QUESTION_WORDS:
-        return f"{topic}?"  # "How to leave the command prompt"
-    if language == "de":
-        return f"Was sagt „{title}“ über {topic}?"
-    # Lower-cased unless it is a name or an acronym ("Breeding" -> "breeding"; "NASA",
-    # "Vienna" stay): only a single capital at the start of an ordinary word goes.
     first, _space, rest = topic.partition(" ")
-    if first[:1].isupper() and first[1:].islower() and not _looks_like_a_name(first, rest):
+    if language == "de":
+        # German nouns keep their capital; only an article at the start goes lower case.
+        if first.casefold() in GERMAN_ARTICLES:
+            topic = first.lower() + f" {rest}"
+        return f"Was sagt „{title}“ über {topic}?"
+    if first.casefold() in QUESTION_WORDS:
+        return f"{topic}?"  # "How to leave the command prompt"
+    if first[:1].isupper() and first[1:].islower() and _mostly_lower(first, text):
+        # "Breeding" -> "breeding", "The shell" -> "the shell"; a name the source writes
+        # with its capital ("Debian", "Vienna") keeps it.
         topic = first.lower() + (f" {rest}" if rest else "")
     return f"What does “{title}” say about {topic}?"
 
 
-def _looks_like_a_name(first: str, rest: str) -> bool:
-    # "Grey Herons", "New York": every word capitalised reads as a name or a title.
-    words = [first, *rest.split()]
-    return len(words) > 1 and all(word[:1].isupper() for word in words)
+def _mostly_lower(word: str, text: str) -> bool:
+    """Whether the source writes `word` in lower case at least as often as with its capital
+    inside a sentence (after a lower-case word: not a heading's or a sentence's start)."""
+    lower = len(re.findall(rf"\b{re.escape(word.lower())}\b", text))
+    capital = len(re.findall(rf"(?<=[a-z,;] ){re.escape(word)}\b", text))
+    return lower >= capital
 
 
 # With a model: one call per source ------------------------------------------------------

@@ -193,3 +193,27 @@ def test_generated_documents_get_no_guide_in_the_list(kind, owner, notebook):
     Source.objects.filter(title="Report").update(kind=kind)
 
     assert not listed_sources(notebook).exists()
+
+
+def test_a_name_keeps_its_capital_and_a_common_word_loses_it():
+    from notebooks.guides import _question
+
+    text = "The train to Vienna leaves at eleven. Trains to Vienna are full; breeding is rare."
+
+    assert _question("Vienna trains", title="T", language="en", text=text) == (
+        "What does “T” say about Vienna trains?"
+    )
+    assert _question("Breeding", title="T", language="en", text=text) == (
+        "What does “T” say about breeding?"
+    )
+    assert _question("Die Abteile", title="T", language="de") == "Was sagt „T“ über die Abteile?"
+
+
+def test_a_source_read_again_gets_a_new_guide(fake_openai, notebook, add_ready_source):
+    source = add_ready_source(notebook, HERONS, "herons.md")
+    guides_for([source])
+    Source.objects.filter(pk=source.pk).update(status=Source.Status.PROCESSING)
+    source.refresh_from_db()
+
+    assert guides_for([source]) == {}
+    assert not SourceGuide.objects.exists()
