@@ -128,6 +128,8 @@ def test_an_unticked_source_is_never_cited_and_none_ticked_means_no_asking(page_
     assert "herons" not in citations.inner_text()
     answer = Message.objects.filter(role="assistant").get()
     assert {cited.source.title for cited in answer.citations.all()} == {"trains"}
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.screenshot(path=str(SCREENSHOTS / "workbench-chosen-sources.png"), caret="initial")
 
     # None ticked: the Ask button is off and the box says why; "all" turns it back on.
     page.click("#choose-sources button[name=none]")
@@ -165,6 +167,8 @@ def test_a_suggested_question_is_asked_with_one_click(page_for, live):
     guide = page.locator("#sources .source-guide")
     guide.locator("summary").click()
     assert "Feeding" in guide.locator(".guide-topics").inner_text()
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.screenshot(path=str(SCREENSHOTS / "workbench-suggestions.png"), caret="initial")
 
     live.models.chat_replies.append("Herons breed in colonies called heronries [1].")
     suggestions.nth(1).click()

@@ -23,7 +23,7 @@ it does not break the rules above (only facts from the passages, every claim cit
 {instructions}
 ---"""
 
-LENGTHS = {
+LENGTHS: dict[str, str] = {
     Notebook.ChatLength.SHORTER: "Length: keep the answer short, two or three sentences at most.",
     Notebook.ChatLength.DEFAULT: "",
     Notebook.ChatLength.LONGER: (
@@ -32,7 +32,7 @@ LENGTHS = {
 }
 
 # Offline: sentences the extractive answer quotes for each length.
-EXTRACTIVE_SENTENCES = {
+EXTRACTIVE_SENTENCES: dict[str, int] = {
     Notebook.ChatLength.SHORTER: 1,
     Notebook.ChatLength.DEFAULT: extractive.MAX_SENTENCES,
     Notebook.ChatLength.LONGER: 6,

@@ -127,10 +127,9 @@ def searched_sources(*, user: User, notebook: Notebook) -> list[int] | None:
     """What `source_choice(...).searched` says, in one statement: a question's way to its
     first token counts them (notebooks/tests/test_ask_stream_queries.py)."""
     unticked = UntickedSource.objects.filter(user=user, notebook=notebook, source=OuterRef("pk"))
-    rows = (
+    rows = list(
         listed_sources(notebook).annotate(unticked=Exists(unticked)).values_list("pk", "unticked")
     )
-    rows = list(rows)
     if not any(is_unticked for _pk, is_unticked in rows):
         return None
     return sorted(pk for pk, is_unticked in rows if not is_unticked)

@@ -93,14 +93,13 @@ def _sources_context(request: HtmxHttpRequest, notebook: Notebook) -> dict[str, 
     # Made here the first time a ready source is shown without one (offline: from its
     # headings, at once; with a model: queued, one call).
     made = guides.guides_for(sources)
-    for source in sources:
-        source.shown_guide = made.get(source.pk)
     return {
         "notebook": notebook,
         "sources": sources,
         "changeable": changeable,
         "choice": choice,
         "ticked": {source.pk for source in choice.ticked},
+        "guides": made,
         "suggested": guides.suggested_questions(choice.ticked, made),
         "may_ask": notebook.role in (Role.OWNER, Role.EDITOR),
         # A fragment (htmx) of the list updates the count above the question box too.
@@ -759,12 +758,11 @@ def chat_style_view(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
 
 
 def _notes_context(request: HtmxHttpRequest, notebook: Notebook, **extra: Any) -> dict[str, Any]:
-    notes = (
+    notes = list(
         access.visible_notes(request.user, notebook)
         .select_related("user", "source")
         .prefetch_related("citations")
     )
-    notes = list(notes)
     return {
         "notebook": notebook,
         "notes": notes,

@@ -9,7 +9,8 @@ from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 
-from notebooks.models import CitedPassage, Message, Note
+from library.models import Source
+from notebooks.models import CitedPassage, Message, Note, SourceGuide
 from notebooks.rendering import link_markers, render_markdown
 
 register = template.Library()
@@ -32,6 +33,12 @@ def link_citations(message: Message) -> SafeString:
         lambda cited: reverse("notebooks:citation", args=[notebook_id, cited.pk]),
         markdown=message.mode == Message.Mode.LLM,
     )
+
+
+@register.filter
+def guide_of(guides: Mapping[int, SourceGuide], source: Source) -> SourceGuide | None:
+    """The source's guide among the page's (notebooks/guides.py), None without one."""
+    return guides.get(source.pk) if guides else None
 
 
 @register.filter

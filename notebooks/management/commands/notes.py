@@ -38,7 +38,7 @@ class Command(BaseCommand):
         )
         choice = source_choice(user=user, notebook=notebook)
         ticked = {source.pk for source in choice.ticked}
-        payload = {
+        payload: dict[str, Any] = {
             "notebook": notebook.title,
             "sources": [
                 {
