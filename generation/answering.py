@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
 
 from django.conf import settings
@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 
 from billing.models import Usage
 from billing.services import deferred_usage, require_credit, usage_for
-from generation import extractive, prompts
+from generation import chat_style, extractive, prompts
 from generation.citations import attribute_sentences, map_markers
 from generation.models import AttributedCitation
 from generation.verification import verify_citations
@@ -52,12 +52,14 @@ def answer_question(
     question: str,
     conversation: Conversation | None = None,
     source: Source | None = None,
+    chosen_sources: Sequence[int] | None = None,
     credit_checked: bool = False,
 ) -> Answer:
     """Answer a question at the user's expense: refused (CreditSpent) once the credit is
     spent; the usage rows of its model calls point at the notebook and the answer.
 
-    With `source` (one of the notebook's), only that source is searched ("Ask about this").
+    With `source` (one of the notebook's), only that source is searched ("Ask about this");
+    with `chosen_sources` (ids), only those (the sources the asker ticked; None: all).
     `credit_checked`: the caller has just checked the credit (a view's @credit_required),
     so it is not summed a second time before the model calls.
     """
@@ -70,6 +72,7 @@ def answer_question(
             question=question,
             conversation=conversation,
             source=source,
+            chosen_sources=chosen_sources,
         )
     billed.attach(message_id=answer.message.pk)
     return answer
@@ -82,6 +85,7 @@ def stream_answer(
     question: str,
     conversation: Conversation | None = None,
     source: Source | None = None,
+    chosen_sources: Sequence[int] | None = None,
     credit_checked: bool = False,
 ) -> Generator[str | Answer, None, None]:
     """answer_question, streamed: yields the model's text as it is written, then the stored
@@ -110,6 +114,7 @@ def stream_answer(
             question=question,
             conversation=conversation,
             source=source,
+            chosen_sources=chosen_sources,
         )
         stream = (
             None
@@ -152,6 +157,7 @@ def _answer_question(
     question: str,
     conversation: Conversation | None = None,
     source: Source | None = None,
+    chosen_sources: Sequence[int] | None = None,
 ) -> Answer:
     """Answer from the notebook's sources and store the question, answer and citations.
 
@@ -159,7 +165,12 @@ def _answer_question(
     question behind (and no empty new conversation).
     """
     prepared = _prepare(
-        user=user, notebook=notebook, question=question, conversation=conversation, source=source
+        user=user,
+        notebook=notebook,
+        question=question,
+        conversation=conversation,
+        source=source,
+        chosen_sources=chosen_sources,
     )
     if prepared.answer is not None:
         return prepared.answer
@@ -182,6 +193,7 @@ class _Prepared:
     user: User  # who asked: a new conversation is theirs
     answer: Answer | None = None
     search_query: str = ""  # the rewritten follow-up the search used; "": the question
+    chosen_sources: Sequence[int] | None = None  # the ids searched; None: all
 
     def store_reply(self, text: str, model: str) -> Answer:
         """Give the sentences the model left uncited the marker of a passage that supports
@@ -200,6 +212,7 @@ class _Prepared:
             model,
             self.search_query,
             attributed={mapped.order.index(number) + 1 for number in attribution.attributed},
+            chosen_sources=self.chosen_sources,
         )
 
 
@@ -210,6 +223,7 @@ def _prepare(
     question: str,
     conversation: Conversation | None,
     source: Source | None,
+    chosen_sources: Sequence[int] | None = None,
 ) -> _Prepared:
     question = question.strip()
     if not question:
@@ -219,10 +233,25 @@ def _prepare(
     # Refusals and extractive answers come without a rewrite: before the search, or with no
     # chat model to rewrite.
     def answered(text: str, mode: str, hits: list[Hit], order: list[int]) -> _Prepared:
-        answer = _store(user, notebook, conversation, question, text, mode, hits, order, "")
+        answer = _store(
+            user,
+            notebook,
+            conversation,
+            question,
+            text,
+            mode,
+            hits,
+            order,
+            "",
+            chosen_sources=chosen_sources,
+        )
         return _Prepared(notebook, conversation, question, hits, [], user, answer=answer)
 
     sources = list(access.notebook_sources(notebook))
+    if chosen_sources is not None:
+        if not chosen_sources:
+            raise ValueError(_("No source is ticked: tick at least one source to ask about."))
+        sources = [linked for linked in sources if linked.pk in set(chosen_sources)]
     if source is not None:
         sources = [linked for linked in sources if linked.pk == source.pk]
         if not sources:
@@ -239,19 +268,24 @@ def _prepare(
         question=question, turns=[(turn.role, turn.content) for turn in history], user=user
     )
     search_query = query if query != question else ""
-    hits = retrieve(user=user, notebook=notebook, question=query, source=source)
+    hits = retrieve(
+        user=user, notebook=notebook, question=query, source=source, sources=chosen_sources
+    )
 
     if not chat_available():
         if not hits:
             return answered(_(prompts.NO_MATCH_REPLY), Message.Mode.REFUSAL, [], [])
         text = extractive.answer(
-            question, [hit.chunk.text for hit in hits], [hit.similarity for hit in hits]
+            question,
+            [hit.chunk.text for hit in hits],
+            [hit.similarity for hit in hits],
+            limit=chat_style.extractive_sentences(notebook),
         )
         mapped = map_markers(text, len(hits))
         return answered(mapped.text, Message.Mode.EXTRACTIVE, hits, mapped.order)
 
     documents = [(source.get_kind_display(), source.title) for source in ready]
-    messages = [{"role": "system", "content": prompts.SYSTEM_PROMPT}]
+    messages = [{"role": "system", "content": chat_style.system_prompt(notebook)}]
     messages += [{"role": turn.role, "content": turn.content} for turn in history]
     hits = _fit_context(hits, messages, question=question, documents=documents)
     user_prompt = prompts.build_user_prompt(
@@ -261,7 +295,14 @@ def _prepare(
     )
     messages.append({"role": "user", "content": user_prompt})
     return _Prepared(
-        notebook, conversation, question, hits, messages, user, search_query=search_query
+        notebook,
+        conversation,
+        question,
+        hits,
+        messages,
+        user,
+        search_query=search_query,
+        chosen_sources=chosen_sources,
     )
 
 
@@ -331,6 +372,8 @@ def _store(
     model: str,
     search_query: str = "",
     attributed: set[int] | None = None,
+    *,
+    chosen_sources: Sequence[int] | None = None,
 ) -> Answer:
     """Store the question and the answer with its citations; `attributed`: the numbers of
     the citations Loupe placed, not the model (citations.attribute_sentences)."""
@@ -349,6 +392,7 @@ def _store(
             content=text,
             mode=mode,
             model=model,
+            source_ids=None if chosen_sources is None else sorted(chosen_sources),
         )
         cited = {n: hits[number - 1] for n, number in enumerate(order, start=1)}
         supports = verify_citations(text, {n: hit.chunk.text for n, hit in cited.items()})

@@ -56,8 +56,15 @@ def split_sentences(text: str) -> list[str]:
     return [piece for piece in pieces if piece and WORD_RE.search(piece)]
 
 
-def answer(question: str, passages: list[str], similarities: list[float]) -> str:
-    """Pick up to three sentences; each ends with the [n] of the passage it came from."""
+def answer(
+    question: str,
+    passages: list[str],
+    similarities: list[float],
+    *,
+    limit: int = MAX_SENTENCES,
+) -> str:
+    """Pick up to `limit` sentences (three unless the notebook's chat length says otherwise,
+    generation/chat_style.py); each ends with the [n] of the passage it came from."""
     question_terms = set(_terms(question))
     sentences = [
         Sentence(text=text[:MAX_SENTENCE_CHARS], passage=number, position=position)
@@ -80,7 +87,7 @@ def answer(question: str, passages: list[str], similarities: list[float]) -> str
         return lexical / math.sqrt(length + 4) + 0.2 * similarities[sentences[index].passage - 1]
 
     ranked = sorted(range(len(sentences)), key=score, reverse=True)
-    chosen = [index for index in ranked if question_terms & sentence_terms[index]][:MAX_SENTENCES]
+    chosen = [index for index in ranked if question_terms & sentence_terms[index]][:limit]
     if not chosen:
         # No sentence shares a word with the question: quote the best passage's opening.
         chosen = [index for index, sentence in enumerate(sentences) if sentence.passage == 1][:2]

@@ -31,6 +31,7 @@ from generation.documents.services import (
 from generation.documents.services import table_csv as make_table_csv
 from limits.decorators import rate_limited
 from notebooks.models import Notebook
+from notebooks.services import source_choice
 from notebooks.views import HtmxHttpRequest, _get_notebook_for_user, render_citation
 from sharing import access
 from sharing.models import Role
@@ -79,6 +80,7 @@ def create(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
             notebook=notebook,
             kind=request.POST.get("kind", ""),
             language=request.POST.get("language", ""),
+            chosen_sources=source_choice(user=request.user, notebook=notebook).searched,
         )
     except ValueError as exc:
         if request.htmx:

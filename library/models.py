@@ -24,6 +24,8 @@ class Source(models.Model):
         AUDIO = "audio", _("Audio")
         # A document Loupe generated from a notebook's other sources (report, quiz, ...).
         GENERATED = "generated", _("Generated document")
+        # One of a notebook's notes, made a source by its author (notebooks.Note).
+        NOTE = "note", _("Note")
 
     class PdfCapture(models.TextChoices):
         TEXT = "text", _("Text layer only")

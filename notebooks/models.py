@@ -1,19 +1,35 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from library.models import Chunk, Source
 
 
 class Notebook(models.Model):
+    class ChatGoal(models.TextChoices):
+        DEFAULT = "default", _("Default: answer from the sources")
+        LEARNING = "learning", _("Learning guide: explain, then ask back")
+        CUSTOM = "custom", _("Custom instructions")
+
+    class ChatLength(models.TextChoices):
+        SHORTER = "shorter", _("Shorter")
+        DEFAULT = "default", _("Default")
+        LONGER = "longer", _("Longer")
+
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notebooks"
     )
     title = models.CharField(max_length=200)
     sources = models.ManyToManyField(Source, through="NotebookSource", related_name="notebooks")
     created_at = models.DateTimeField(auto_now_add=True)
+    # How the chat answers here, for everyone who asks (generation/chat_style.py).
+    chat_goal = models.CharField(max_length=20, choices=ChatGoal.choices, default="default")
+    chat_instructions = models.TextField(max_length=2000, blank=True)
+    chat_length = models.CharField(max_length=20, choices=ChatLength.choices, default="default")
 
     # Not stored: what the person reading it in this request may do there ("owner",
     # "editor", "viewer"), set by sharing.access.get_notebook for the views and templates.
@@ -120,6 +136,9 @@ class Message(models.Model):
     # On a user's question: what the search looked for when query rewriting made the
     # follow-up stand alone (retrieval/rewrite.py); empty: the question as asked.
     search_query = models.TextField(blank=True)
+    # On an answer: the sources the asker had ticked, the only ones searched; None: all of
+    # the notebook's (and answers stored before sources could be chosen).
+    source_ids = ArrayField(models.BigIntegerField(), null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -157,3 +176,91 @@ class Citation(CitedPassage):
     class Meta:
         ordering = ["message_id", "n"]
         constraints = [models.UniqueConstraint(fields=["message", "n"], name="citation_unique_n")]
+
+
+class UntickedSource(models.Model):
+    """A source someone unticked in a notebook: their questions and documents there leave it
+    out until they tick it again. The unticked are kept, not the ticked, so a source added
+    later is used by everyone at once."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    notebook = models.ForeignKey(Notebook, on_delete=models.CASCADE, related_name="+")
+    source = models.ForeignKey(Source, on_delete=models.CASCADE, related_name="+")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "notebook", "source"], name="unticked_source_unique"
+            )
+        ]
+
+
+class Note(models.Model):
+    """A note beside a notebook's sources: written by its author in Markdown, or an answer
+    saved with its citations. Its author's, read by the notebook's other readers once posted
+    (sharing/access.py); as a source (kind "note") it is searched and cited like an upload."""
+
+    notebook = models.ForeignKey(Notebook, on_delete=models.CASCADE, related_name="notes")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notes"
+    )
+    title = models.CharField(max_length=200, blank=True)
+    content = models.TextField(max_length=50_000)
+    posted = models.BooleanField(default=False)
+    # The answer it was saved from; its citations were copied (NoteCitation), so they stay
+    # when the conversation is deleted.
+    from_message = models.ForeignKey(
+        Message, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # Its searchable copy while it is a source of the notebook.
+    source = models.OneToOneField(
+        Source, null=True, blank=True, on_delete=models.SET_NULL, related_name="from_note"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at", "-id"]
+
+    def __str__(self) -> str:
+        return self.display_title
+
+    @property
+    def display_title(self) -> str:
+        if self.title:
+            return self.title
+        text = " ".join(self.content.split()).lstrip("#").strip()
+        if not text:
+            return gettext("Untitled note")
+        return text if len(text) <= 60 else text[:60].rsplit(" ", 1)[0].rstrip() + "…"
+
+
+class NoteCitation(CitedPassage):
+    """An [n] in a note, copied from the answer the note was saved from."""
+
+    note = models.ForeignKey(Note, on_delete=models.CASCADE, related_name="citations")
+
+    class Meta:
+        ordering = ["note_id", "n"]
+        constraints = [models.UniqueConstraint(fields=["note", "n"], name="note_citation_unique_n")]
+
+
+class SourceGuide(models.Model):
+    """A ready source's key topics and the questions it can answer (notebooks/guides.py),
+    made once per source: from its outline offline, or by one model call."""
+
+    class Mode(models.TextChoices):
+        PENDING = "", "Being written"
+        OUTLINE = "outline", "From the source's headings"
+        LLM = "llm", "Written by the chat model"
+
+    source = models.OneToOneField(Source, on_delete=models.CASCADE, related_name="guide")
+    topics = models.JSONField(default=list)
+    questions = models.JSONField(default=list)
+    mode = models.CharField(max_length=20, choices=Mode.choices, blank=True)
+    # Why the model's guide could not be made (the outline's is shown instead).
+    error = models.CharField(max_length=500, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"guide of {self.source_id}"

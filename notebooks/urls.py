@@ -52,6 +52,28 @@ urlpatterns = [
         name="post_conversation",
     ),
     path("<int:notebook_id>/citations/<int:citation_id>/", views.citation, name="citation"),
+    path("<int:notebook_id>/sources/choose/", views.choose, name="choose_sources"),
+    path("<int:notebook_id>/chat-style/", views.chat_style_view, name="chat_style"),
+    path("<int:notebook_id>/notes/", views.notes, name="notes"),
+    path("<int:notebook_id>/notes/new/", views.new_note, name="new_note"),
+    path("<int:notebook_id>/notes/<int:note_id>/", views.note, name="note"),
+    path(
+        "<int:notebook_id>/notes/<int:note_id>/delete/",
+        views.delete_note_view,
+        name="delete_note",
+    ),
+    path("<int:notebook_id>/notes/<int:note_id>/post/", views.post_note, name="post_note"),
+    path("<int:notebook_id>/notes/<int:note_id>/source/", views.note_source, name="note_source"),
+    path(
+        "<int:notebook_id>/messages/<int:message_id>/save-note/",
+        views.save_to_note,
+        name="save_to_note",
+    ),
+    path(
+        "<int:notebook_id>/note-citations/<int:note_citation_id>/",
+        views.note_citation,
+        name="note_citation",
+    ),
     path(
         "<int:notebook_id>/sources/<int:source_id>/pages/<int:page>.png",
         views.page_image,

@@ -17,26 +17,43 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.cache import patch_cache_control
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 
 from billing.decorators import credit_required, credit_spent_response
 from billing.services import CreditSpent
+from generation import chat_style
 from generation.answering import Answer, answer_question, stream_answer
 from ingest.services import SourceBusy, UploadRejected, add_source, add_url, reprocess_source
 from library.files import local_copy
 from library.models import Chunk, Preferences, Source
 from limits.decorators import rate_limited
+from notebooks import guides
 from notebooks.models import (
     Citation,
     CitedPassage,
     Conversation,
     Message,
+    Note,
     Notebook,
+    NoteCitation,
 )
 from notebooks.page_images import PageNotRendered, render_page_png
-from notebooks.services import NotebookTitleTaken, create_notebook, unlink_source
+from notebooks.services import (
+    NotebookTitleTaken,
+    choose_sources,
+    create_note,
+    create_notebook,
+    delete_note,
+    edit_note,
+    make_note_a_note_again,
+    make_note_a_source,
+    save_answer_as_note,
+    searched_sources,
+    source_choice,
+    unlink_source,
+)
 from providers.errors import ProviderError
 from sharing import access
 from sharing.models import Membership, Role
@@ -72,10 +89,21 @@ def _sources_context(request: HtmxHttpRequest, notebook: Notebook) -> dict[str, 
         .filter(pk__in=[source.pk for source in sources])
         .values_list("pk", flat=True)
     )
+    choice = source_choice(user=request.user, notebook=notebook)
+    # Made here the first time a ready source is shown without one (offline: from its
+    # headings, at once; with a model: queued, one call).
+    made = guides.guides_for(sources)
     return {
         "notebook": notebook,
         "sources": sources,
         "changeable": changeable,
+        "choice": choice,
+        "ticked": {source.pk for source in choice.ticked},
+        "guides": made,
+        "suggested": guides.suggested_questions(choice.ticked, made),
+        "may_ask": notebook.role in (Role.OWNER, Role.EDITOR),
+        # A fragment (htmx) of the list updates the count above the question box too.
+        "scope_oob": bool(getattr(request, "htmx", False)),
         # The partial polls itself only while there is something left to watch (a ready
         # source still has a stage while its summary is written).
         "polling": any(not source.is_finished or source.stage for source in sources),
@@ -198,6 +226,8 @@ def detail(
     if notebook.role == Role.OWNER:
         context["members"] = list(notebook.memberships.select_related("user"))
     context.update(_capture_context(request.user))
+    context.update(_notes_context(request, notebook))
+    context.update(_style_context(notebook))
     return render(request, "notebooks/detail.html", context)
 
 
@@ -284,7 +314,10 @@ def remove_source(request: HtmxHttpRequest, notebook_id: int, source_id: int) ->
     A generated document is deleted in the studio instead (its source goes with it)."""
     notebook = _get_notebook_for_user(request, notebook_id, Role.EDITOR)
     source = get_object_or_404(
-        access.notebook_sources(notebook).exclude(kind=Source.Kind.GENERATED), pk=source_id
+        access.notebook_sources(notebook).exclude(
+            kind__in=[Source.Kind.GENERATED, Source.Kind.NOTE]
+        ),
+        pk=source_id,
     )
     unlink_source(notebook=notebook, source=source)
     note = _("“%(title)s” was removed from this notebook. It is still in your library.") % {
@@ -344,6 +377,7 @@ def ask(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
             question=question,
             conversation=conversation,
             source=source,
+            chosen_sources=_chosen_sources(request, notebook, source),
         )
     except CreditSpent:  # spent by another request since the check above
         return credit_spent_response(request)
@@ -388,6 +422,7 @@ def ask_stream(request: HtmxHttpRequest, notebook_id: int) -> StreamingHttpRespo
         question=request.POST.get("question", ""),
         conversation=conversation,
         source=source,
+        chosen_sources=_chosen_sources(request, notebook, source),
         credit_checked=True,  # by @credit_required, a moment ago: not summed twice
     )
     response = StreamingHttpResponse(
@@ -396,6 +431,16 @@ def ask_stream(request: HtmxHttpRequest, notebook_id: int) -> StreamingHttpRespo
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"  # a proxy (nginx) must pass each event on at once
     return response
+
+
+def _chosen_sources(
+    request: HtmxHttpRequest, notebook: Notebook, about: Source | None
+) -> list[int] | None:
+    """The sources a question searches: those the asker ticked (None: all); a question
+    about one source ("Ask about this") asks it, ticked or not."""
+    if about is not None:
+        return None
+    return searched_sources(user=request.user, notebook=notebook)
 
 
 def _event(name: str, data: dict[str, Any]) -> str:
@@ -620,6 +665,16 @@ def page_image(
         )
         if cited.source_id == source.pk and cited.page == page:
             quote, near = cited.quote, _quote_position(cited)
+    elif note_citation_id := request.GET.get("note_citation", ""):
+        if not note_citation_id.isdigit():
+            raise Http404("No such citation.")
+        note_cited = get_object_or_404(
+            NoteCitation,
+            pk=note_citation_id,
+            note__in=access.visible_notes(request.user, notebook),
+        )
+        if note_cited.source_id == source.pk and note_cited.page == page:
+            quote, near = note_cited.quote, _quote_position(note_cited)
     elif document_citation_id := request.GET.get("document_citation", ""):
         from generation.documents.models import DocumentCitation
 
@@ -639,3 +694,228 @@ def page_image(
     # The file behind a source never changes (its name is its hash), but access can end.
     patch_cache_control(response, private=True, max_age=3600)
     return response
+
+
+# Choosing the sources ------------------------------------------------------------------
+
+
+@login_required
+@require_POST
+def choose(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
+    """Tick sources (the form's `ticked`), or all, or none: the asker's questions and
+    documents in this notebook use only the ticked ones, until they choose again."""
+    notebook = _get_notebook_for_user(request, notebook_id, Role.EDITOR)
+    if "all" in request.POST:
+        ticked = [
+            source.pk for source in source_choice(user=request.user, notebook=notebook).listed
+        ]
+    elif "none" in request.POST:
+        ticked = []
+    else:
+        values = request.POST.getlist("ticked")
+        if not all(value.isdigit() for value in values):
+            raise Http404("No such source.")
+        ticked = [int(value) for value in values]
+    try:
+        choose_sources(user=request.user, notebook=notebook, ticked=ticked)
+    except ValueError as exc:
+        raise Http404(str(exc)) from exc
+    if not request.htmx:
+        return redirect("notebooks:detail", notebook_id=notebook.pk)
+    # The list, with the count above the question box and the Ask button (sources partial).
+    return render(request, "notebooks/detail.html#sources", _sources_context(request, notebook))
+
+
+# Chat style ----------------------------------------------------------------------------
+
+
+def _style_context(notebook: Notebook) -> dict[str, Any]:
+    return {
+        "goal_choices": Notebook.ChatGoal.choices,
+        "length_choices": Notebook.ChatLength.choices,
+        "max_instructions": chat_style.MAX_INSTRUCTIONS,
+    }
+
+
+@login_required
+@require_POST
+def chat_style_view(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
+    """How the chat answers in this notebook, for everyone who asks: owner and editors."""
+    notebook = _get_notebook_for_user(request, notebook_id, Role.EDITOR)
+    try:
+        chat_style.set_chat_style(
+            notebook=notebook,
+            goal=request.POST.get("goal", ""),
+            length=request.POST.get("length", ""),
+            instructions=request.POST.get("instructions", ""),
+        )
+    except ValueError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.info(request, _("The chat style was saved."))
+    return redirect("notebooks:detail", notebook_id=notebook.pk)
+
+
+# Notes --------------------------------------------------------------------------------
+
+
+def _notes_context(request: HtmxHttpRequest, notebook: Notebook, **extra: Any) -> dict[str, Any]:
+    notes = list(
+        access.visible_notes(request.user, notebook)
+        .select_related("user", "source")
+        .prefetch_related("citations")
+    )
+    return {
+        "notebook": notebook,
+        "notes": notes,
+        # The panel polls itself while a note is being made a source.
+        "notes_polling": any(note.source and not note.source.is_finished for note in notes),
+        **extra,
+    }
+
+
+def _get_note(
+    request: HtmxHttpRequest, notebook: Notebook, note_id: int, *, own: bool = False
+) -> Note:
+    """A note of the notebook the user may read, or with `own` one they may change (their
+    own, while they may edit the notebook: sharing/access.py); 404 otherwise, as for
+    someone else's conversation."""
+    notes = (access.own_notes if own else access.visible_notes)(request.user, notebook)
+    return get_object_or_404(notes.select_related("source"), pk=note_id)
+
+
+def _after_note(request: HtmxHttpRequest, notebook: Notebook, **extra: Any) -> HttpResponse:
+    """The notes panel again (htmx), else the notebook page."""
+    if not request.htmx:
+        if error := extra.get("note_error"):
+            messages.error(request, error)
+        return redirect("notebooks:detail", notebook_id=notebook.pk)
+    context = _notes_context(request, notebook, **extra)
+    if extra.get("with_sources"):
+        context.update(_sources_context(request, notebook))
+        context["oob"] = True
+    return render(request, "notebooks/detail.html#notes_changed", context)
+
+
+@login_required
+@require_GET
+def notes(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
+    """The notes panel (htmx polls it while a note is being made a source)."""
+    notebook = _get_notebook_for_user(request, notebook_id)
+    return render(request, "notebooks/detail.html#notes", _notes_context(request, notebook))
+
+
+@login_required
+@require_POST
+def new_note(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
+    notebook = _get_notebook_for_user(request, notebook_id, Role.EDITOR)
+    try:
+        create_note(
+            user=request.user,
+            notebook=notebook,
+            content=request.POST.get("content", ""),
+            title=request.POST.get("title", ""),
+        )
+    except ValueError as exc:
+        return _after_note(request, notebook, note_error=str(exc))
+    return _after_note(request, notebook)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def note(request: HtmxHttpRequest, notebook_id: int, note_id: int) -> HttpResponse:
+    """GET: the note (for htmx, its place in the panel; with ?edit, its form, for its
+    author). POST: its new text and title."""
+    if request.method == "POST":
+        notebook = _get_notebook_for_user(request, notebook_id)
+        shown = _get_note(request, notebook, note_id, own=True)
+        try:
+            edit_note(
+                note=shown,
+                content=request.POST.get("content", ""),
+                title=request.POST.get("title", ""),
+            )
+        except ValueError as exc:
+            return _after_note(request, notebook, note_error=str(exc))
+        return _after_note(request, notebook, with_sources=shown.source_id is not None)
+    notebook = _get_notebook_for_user(request, notebook_id)
+    editing = "edit" in request.GET
+    shown = _get_note(request, notebook, note_id, own=editing)
+    context = {"notebook": notebook, "note": shown, "editing": editing}
+    if request.htmx:
+        return render(request, "notebooks/detail.html#note", context)
+    return render(request, "notebooks/note.html", context)
+
+
+@login_required
+@require_POST
+def delete_note_view(request: HtmxHttpRequest, notebook_id: int, note_id: int) -> HttpResponse:
+    notebook = _get_notebook_for_user(request, notebook_id)
+    shown = _get_note(request, notebook, note_id, own=True)
+    was_source = shown.source_id is not None
+    delete_note(note=shown)
+    return _after_note(request, notebook, with_sources=was_source)
+
+
+@login_required
+@require_POST
+def post_note(request: HtmxHttpRequest, notebook_id: int, note_id: int) -> HttpResponse:
+    """Post one's note to the notebook (its other readers may read it), or make it private."""
+    notebook = _get_notebook_for_user(request, notebook_id)
+    shown = _get_note(request, notebook, note_id, own=True)
+    shown.posted = request.POST.get("posted") == "1"
+    shown.save(update_fields=["posted", "updated_at"])
+    return _after_note(request, notebook)
+
+
+@login_required
+@require_POST
+@credit_required
+@rate_limited("upload")
+def note_source(request: HtmxHttpRequest, notebook_id: int, note_id: int) -> HttpResponse:
+    """Make the note a source of the notebook (`source=1`), or a note only again."""
+    notebook = _get_notebook_for_user(request, notebook_id)
+    shown = _get_note(request, notebook, note_id, own=True)
+    if request.POST.get("source") == "1":
+        make_note_a_source(note=shown)
+    else:
+        make_note_a_note_again(note=shown)
+    return _after_note(request, notebook, with_sources=True)
+
+
+@login_required
+@require_POST
+def save_to_note(request: HtmxHttpRequest, notebook_id: int, message_id: int) -> HttpResponse:
+    """Save an answer the user may read to a note of theirs, citations and all."""
+    notebook = _get_notebook_for_user(request, notebook_id, Role.EDITOR)
+    answer = get_object_or_404(
+        Message.objects.select_related("conversation").prefetch_related("citations"),
+        pk=message_id,
+        conversation__in=access.visible_conversations(request.user, notebook),
+    )
+    try:
+        save_answer_as_note(user=request.user, message=answer)
+    except ValueError as exc:
+        return _after_note(request, notebook, note_error=str(exc))
+    return _after_note(request, notebook, note_saved=True)
+
+
+@login_required
+@require_GET
+def note_citation(
+    request: HtmxHttpRequest, notebook_id: int, note_citation_id: int
+) -> HttpResponse:
+    """The passage behind an [n] of a note, in the same panel as an answer's."""
+    notebook = _get_notebook_for_user(request, notebook_id)
+    cited = get_object_or_404(
+        NoteCitation,
+        pk=note_citation_id,
+        note__in=access.visible_notes(request.user, notebook),
+    )
+    return render_citation(
+        request,
+        notebook,
+        cited,
+        url=reverse("notebooks:note_citation", args=[notebook.pk, cited.pk]),
+        image_query=f"note_citation={cited.pk}",
+    )

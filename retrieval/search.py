@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,11 +48,13 @@ def search_notebook(
     k: int | None = None,
     floor: float | None = None,
     source_id: int | None = None,
+    sources: Sequence[int] | None = None,
     reader: int | None = None,
 ) -> list[Hit]:
     """The k chunks most similar to the query, at or above the floor, uploads first (then
-    at most RETRIEVAL_GENERATED_SLOTS chunks of generated documents), each part best first;
-    only those of `source_id` (one of the notebook's sources, uncapped) when given.
+    at most RETRIEVAL_GENERATED_SLOTS chunks of generated documents and notes), each part
+    best first; only those of `source_id` (one of the notebook's sources, uncapped) when
+    given, and only those of `sources` (the ones the reader ticked; None: all).
 
     Only vectors made by `model` are compared: two models' vectors never meet.
     """
@@ -63,6 +66,7 @@ def search_notebook(
         k=k,
         floor=floor,
         source_id=source_id,
+        sources=sources,
         reader=reader,
         candidates=k,
         generated_candidates=min(k, settings.RETRIEVAL_GENERATED_SLOTS),
@@ -92,6 +96,7 @@ def _params(
     k: int,
     floor: float | None,
     source_id: int | None,
+    sources: Sequence[int] | None,
     reader: int | None,
     candidates: int,
     generated_candidates: int,
@@ -102,8 +107,9 @@ def _params(
         # None: the notebook's owner (benchmarks and tests of the ranking itself).
         "reader": notebook.owner_id if reader is None else reader,
         "source": source_id,  # None: all the notebook's sources
+        "chosen": None if sources is None else [int(pk) for pk in sources],  # None: all
         "ready": Source.Status.READY.value,
-        "generated": Source.Kind.GENERATED.value,
+        "capped_kinds": [Source.Kind.GENERATED.value, Source.Kind.NOTE.value],
         "model": model,
         "vector": "[" + ",".join(repr(float(value)) for value in query_vector) + "]",
         # Cosine similarity is never below -1, so -2 lets everything through.
@@ -171,17 +177,19 @@ def _hit(row: tuple) -> Hit:
     return Hit(chunk=chunk, similarity=float(similarity))
 
 
-# The notebook's ready sources (or the one asked about) that the reader may search, by the
-# one access rule (sharing/access.py). `capped`: a generated document's, held to the
-# generated-slot rule; a source asked about alone is never capped.
+# The notebook's ready sources (or the one asked about, or those the reader ticked) that
+# the reader may search, by the one access rule (sharing/access.py). `capped`: a generated
+# document's or a note's (both restate the uploads), held to the generated-slot rule; a
+# source asked about alone is never capped.
 _SCOPE = """
 scope AS MATERIALIZED (
     SELECT s.id, s.search_config, s.chunk_count,
-           s.kind = %(generated)s AND %(source)s::bigint IS NULL AS capped
+           s.kind = ANY(%(capped_kinds)s::text[]) AND %(source)s::bigint IS NULL AS capped
     FROM library_source s
     JOIN notebooks_notebooksource ns ON ns.source_id = s.id
     WHERE ns.notebook_id = %(notebook)s AND s.status = %(ready)s
       AND (%(source)s::bigint IS NULL OR s.id = %(source)s::bigint)
+      AND (%(chosen)s::bigint[] IS NULL OR s.id = ANY(%(chosen)s::bigint[]))
       AND {searchable}
 ),
 """.replace("{searchable}", searchable_link_sql(link="ns", source="s"))
@@ -611,6 +619,7 @@ def search_notebook_hybrid(
     floor: float | None = None,
     fusion: Fusion | None = None,
     source_id: int | None = None,
+    sources: Sequence[int] | None = None,
     reader: int | None = None,
 ) -> list[Hit]:
     """The k best chunks by dense and full-text ranking fused, in one SQL statement.
@@ -629,6 +638,7 @@ def search_notebook_hybrid(
         k=k,
         floor=floor,
         source_id=source_id,
+        sources=sources,
         reader=reader,
         candidates=fusion.candidates,
         generated_candidates=fusion.candidates,

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from django.conf import settings
 from django.contrib.auth.models import User
 
@@ -16,9 +18,11 @@ def retrieve(
     question: str,
     k: int | None = None,
     source: Source | None = None,
+    sources: Sequence[int] | None = None,
 ) -> list[Hit]:
     """Embed the question (one metered call) and search the notebook, or only `source`
-    (one of the notebook's: "Ask about this") with RETRIEVAL_K_ONE_SOURCE and no floor.
+    (one of the notebook's: "Ask about this") with RETRIEVAL_K_ONE_SOURCE and no floor;
+    only the sources ticked (`sources`, ids; None: all) either way.
 
     The question is embedded by the model it is searched with. Should `manage.py reembed`
     switch models between the two, the chunks no longer carry that model's vectors: the
@@ -34,6 +38,7 @@ def retrieve(
             query_vector=vector,
             k=k,
             source_id=source.pk if source is not None else None,
+            sources=sources,
             model=model.name,
             reader=user.pk,
         )
@@ -49,6 +54,7 @@ def search(
     query_vector: list[float],
     k: int | None = None,
     source_id: int | None = None,
+    sources: Sequence[int] | None = None,
     model: str | None = None,
     reader: int | None = None,
 ) -> list[Hit]:
@@ -67,6 +73,7 @@ def search(
             k=k,
             floor=floor,
             source_id=source_id,
+            sources=sources,
             reader=reader,
         )
     return search_notebook(
@@ -76,5 +83,6 @@ def search(
         k=k,
         floor=floor,
         source_id=source_id,
+        sources=sources,
         reader=reader,
     )

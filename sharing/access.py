@@ -17,6 +17,10 @@ rules can be read (and proved on every URL, sharing/tests) in one page:
   posted to the notebook; only the author asks in it, renames, posts or deletes it.
 - A generated document is read by the notebook's readers; it is retried or deleted by
   whoever made it, or the notebook's owner.
+- A note is its author's, as a conversation is: read by the notebook's other readers once
+  posted; only its author (an owner or editor of the notebook) writes, changes, posts,
+  deletes it, saves answers to notes, and makes it a source of the notebook, which every
+  reader of the notebook then reads and searches like any other.
 Whoever acts pays: the views pass the signed-in person, never the owner, to every billed call.
 """
 
@@ -29,7 +33,7 @@ from django.http import Http404
 from django.utils.translation import gettext as _
 
 from library.models import Source
-from notebooks.models import Conversation, ConversationQuerySet, Notebook, NotebookSource
+from notebooks.models import Conversation, ConversationQuerySet, Note, Notebook, NotebookSource
 from sharing.models import Membership, Role
 
 AnyUser = User | AnonymousUser
@@ -210,7 +214,7 @@ def publishable_sources(user: AnyUser) -> QuerySet[Source]:
     if not may_publish(user):
         return Source.objects.none()
     ready = Source.objects.filter(status=Source.Status.READY, public=False).exclude(
-        kind=Source.Kind.GENERATED
+        kind__in=[Source.Kind.GENERATED, Source.Kind.NOTE]
     )
     return ready if user.is_staff else ready.filter(owner_id=_id(user))
 
@@ -247,6 +251,22 @@ def own_conversations(user: AnyUser, notebook: Notebook) -> ConversationQuerySet
     if not _signed_in(user):
         return Conversation.objects.none()
     return Conversation.objects.filter(notebook=notebook, user_id=_id(user))
+
+
+def visible_notes(user: AnyUser, notebook: Notebook) -> QuerySet[Note]:
+    """The notebook's notes `user` may read: their own and the posted ones (the notebook
+    itself already checked)."""
+    if not _signed_in(user):
+        return Note.objects.none()
+    return Note.objects.filter(notebook=notebook).filter(Q(user_id=_id(user)) | Q(posted=True))
+
+
+def own_notes(user: AnyUser, notebook: Notebook) -> QuerySet[Note]:
+    """The notes `user` may change, post, delete and make sources: their own, in a notebook
+    they may edit (a viewer who was an editor keeps reading theirs, changing none)."""
+    if not _signed_in(user) or not editable_notebooks(user).filter(pk=notebook.pk).exists():
+        return Note.objects.none()
+    return Note.objects.filter(notebook=notebook, user_id=_id(user))
 
 
 def may_manage_document(user: AnyUser, notebook: Notebook, document) -> bool:

@@ -11,7 +11,7 @@ the [n] of the final document still name the retrieved passages.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -47,8 +47,9 @@ class Inputs:
         ]
 
 
-def input_sources(notebook: Notebook) -> list[Source]:
-    """The notebook's ready sources a generator may read: never a generated document."""
+def input_sources(notebook: Notebook, chosen_sources: Sequence[int] | None = None) -> list[Source]:
+    """The notebook's ready sources a generator may read: never a generated document; only
+    the `chosen_sources` (ids its maker had ticked) when given."""
     links = (
         access.notebook_links(notebook)
         .filter(source__status=Source.Status.READY)
@@ -56,13 +57,17 @@ def input_sources(notebook: Notebook) -> list[Source]:
         .select_related("source")
         .order_by("added_at", "id")
     )
+    if chosen_sources is not None:
+        links = links.filter(source_id__in=list(chosen_sources))
     return [link.source for link in links]
 
 
-def gather(*, notebook: Notebook, user: User, focus: str) -> Inputs:
+def gather(
+    *, notebook: Notebook, user: User, focus: str, chosen_sources: Sequence[int] | None = None
+) -> Inputs:
     """Embed the focus query once (one metered call) and take the best passages of each
     source for it (no floor: a source is read even if nothing in it matches well)."""
-    sources = input_sources(notebook)
+    sources = input_sources(notebook, chosen_sources)
     if not sources:
         raise GenerationFailed(
             Text(

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
@@ -61,6 +62,8 @@ class GeneratedDocument(models.Model):
     mode = models.CharField(max_length=20, choices=Mode.choices, blank=True)
     # "" until made: then the language it was written in (the user's pick, else the sources').
     language = models.CharField(max_length=8, blank=True)
+    # The sources its maker had ticked, the only ones it reads; None: all the notebook's.
+    source_ids = ArrayField(models.BigIntegerField(), null=True, blank=True)
     # What the user asked for; "" lets the sources decide.
     requested_language = models.CharField(max_length=8, blank=True)
     title = models.CharField(max_length=300, blank=True)

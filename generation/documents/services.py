@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,6 +15,7 @@ from django.contrib.auth.models import User
 from django.core.files.base import ContentFile
 from django.db import transaction
 from django.utils import translation
+from django.utils.translation import gettext as _
 
 from billing.services import credit_spent_text, has_credit, usage_for
 from generation.documents import svg
@@ -60,18 +62,30 @@ class NoSuchQuestion(ValueError):
 
 
 def request_document(
-    *, user: User, notebook: Notebook, kind: str, language: str = ""
+    *,
+    user: User,
+    notebook: Notebook,
+    kind: str,
+    language: str = "",
+    chosen_sources: Sequence[int] | None = None,
 ) -> GeneratedDocument:
-    """Queue a document of `kind`; `language` "" lets the sources decide. ValueError for an
-    unknown kind or language."""
+    """Queue a document of `kind`; `language` "" lets the sources decide; made from the
+    `chosen_sources` only (ids; None: all). ValueError for an unknown kind or language, or
+    no source chosen."""
     kind_module(kind)  # refuses an unknown kind with a message
     if language and language not in LANGUAGES:
         raise ValueError(f"Unknown language {language!r}; use one of {', '.join(LANGUAGES)}.")
+    if chosen_sources is not None and not chosen_sources:
+        raise ValueError(_("No source is ticked: tick at least one source to generate from."))
     from generation.tasks import generate_document as task
 
     with transaction.atomic():
         document = GeneratedDocument.objects.create(
-            notebook=notebook, owner=user, kind=kind, requested_language=language
+            notebook=notebook,
+            owner=user,
+            kind=kind,
+            requested_language=language,
+            source_ids=None if chosen_sources is None else sorted(chosen_sources),
         )
         task.defer(document_id=document.pk)
     return document
@@ -159,7 +173,12 @@ def generate_document(*, document_id: int, raise_transient: bool = False) -> Gen
 
 def _make(document: GeneratedDocument) -> None:
     kind = kind_module(document.kind)
-    inputs = gather(notebook=document.notebook, user=document.owner, focus=kind.FOCUS)
+    inputs = gather(
+        notebook=document.notebook,
+        user=document.owner,
+        focus=kind.FOCUS,
+        chosen_sources=document.source_ids,
+    )
     language = document.requested_language or inputs.language
     notebook_title = document.notebook.title
     _progress(document, stage=GeneratedDocument.Stage.WRITING)

@@ -67,6 +67,10 @@ def load_passages(
     if kind == "text":
         passages, reader = text.load(path)
         return Loaded(passages, None, reader)
+    if kind == "note":
+        # A note of the notebook, stored as Markdown (notebooks.services.make_note_a_source).
+        passages, _reader = text.load(path)
+        return Loaded(passages, None, Text("a note in this notebook"))
     if kind == "generated":
         # A generated document's readable text, stored as Markdown (generation/documents).
         passages, _reader = text.load(path)

@@ -87,8 +87,15 @@ def test_ask_prints_the_answer_and_citations_from_the_pdf_as_json(fake_openai):
     payload = json.loads(ask("Does the text have a meaning?", "--json"))
 
     assert set(payload) == {
-        "answer", "mode", "conversation_id", "search_query", "citations", "unsupported"
-    }  # fmt: skip
+        "answer",
+        "mode",
+        "conversation_id",
+        "search_query",
+        "source_ids",
+        "citations",
+        "unsupported",
+    }
+    assert payload["source_ids"] is None  # nothing unticked: all the notebook's sources
     assert payload["search_query"] == "Does the text have a meaning?"  # searched as asked
     assert payload["answer"] == "The text has no meaning [1]. It shows the font [2]."
     assert payload["mode"] == "llm"

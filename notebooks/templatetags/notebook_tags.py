@@ -11,7 +11,8 @@ from django.utils.translation import gettext as _
 
 from generation.citations import CLOSING_RE, uncited_spans
 from generation.models import AttributedCitation
-from notebooks.models import CitedPassage, Message
+from library.models import Source
+from notebooks.models import CitedPassage, Message, Note, SourceGuide
 from notebooks.rendering import link_markers, render_markdown
 
 register = template.Library()
@@ -98,6 +99,24 @@ def attributed_numbers(message: Message) -> set[int]:
             )
         )
     return message._attributed_numbers  # type: ignore[attr-defined]
+
+
+@register.filter
+def guide_of(guides: Mapping[int, SourceGuide], source: Source) -> SourceGuide | None:
+    """The source's guide among the page's (notebooks/guides.py), None without one."""
+    return guides.get(source.pk) if guides else None
+
+
+@register.filter
+def note_html(note: Note) -> SafeString:
+    """A note's Markdown as safe HTML (rendered and sanitised as an answer is), with each [n]
+    it kept from the answer it was saved from opening that passage."""
+    return linked_text(
+        note.content,
+        {cited.n: cited for cited in note.citations.all()},
+        lambda cited: reverse("notebooks:note_citation", args=[note.notebook_id, cited.pk]),
+        markdown=True,
+    )
 
 
 def linked_text(

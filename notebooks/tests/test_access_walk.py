@@ -30,7 +30,16 @@ from django.urls.resolvers import RegexPattern, RoutePattern
 
 from ingest.tests.data import PDFS
 from library.models import Chunk, Source
-from notebooks.models import Citation, Conversation, Message, Notebook
+from notebooks.models import (
+    Citation,
+    Conversation,
+    Message,
+    Note,
+    Notebook,
+    NoteCitation,
+    UntickedSource,
+)
+from notebooks.services import make_note_a_source, save_answer_as_note
 from notebooks.tests.factories import make_cited_answer, make_source
 
 # Every piece of the owner's data carries this word; no response to anyone else may.
@@ -102,6 +111,8 @@ SITE_PARAMETERS = {
     "document_id": lambda world, route: world.document.pk,
     "number": lambda world, route: 1,
     "membership_id": lambda world, route: world.membership.pk,
+    "note_id": lambda world, route: world.note.pk,
+    "note_citation_id": lambda world, route: world.note_citation.pk,
 }
 # The admin's own parameters; the admin refuses anyone who is not staff before it reads them.
 ADMIN_PARAMETERS = {
@@ -151,6 +162,8 @@ class World:
     document: object  # a ready generated report, with one citation
     document_citation: object
     membership: object  # the notebook shared with a third person, as viewer
+    note: Note  # an answer saved to a note (private), made a source of the notebook
+    note_citation: NoteCitation
 
 
 @pytest.fixture
@@ -218,7 +231,14 @@ def build_world(owner, outsider) -> World:
 
     member = get_user_model().objects.create_user(username="member", password="member-pass-1")
     membership = Membership.objects.create(notebook=notebook, user=member, role="viewer")
+    note = save_answer_as_note(user=owner, message=citation.message)
+    Note.objects.filter(pk=note.pk).update(title=f"Note on {SECRET}s {MARKUP}")
+    note.refresh_from_db()
+    make_note_a_source(note=note)
+    note.refresh_from_db()
     return World(
+        note=note,
+        note_citation=note.citations.get(),
         membership=membership,
         owner=owner,
         outsider=outsider,
@@ -265,11 +285,24 @@ def _hostile_data(world: World) -> dict:
         "url": "https://example.org/",
         "pdf_capture": "text",
         "files": [SimpleUploadedFile("intruder.txt", b"Intruder text.", "text/plain")],
+        "content": "Intruder note.",
+        "ticked": [world.pdf.pk],
+        "none": "1",
+        "posted": "1",
+        "goal": "custom",
+        "length": "longer",
+        "instructions": "Intruder instructions.",
     }
 
 
 def _hostile_query(world: World) -> dict:
-    return {"about": world.pdf.pk, "citation": world.citation.pk, "page": 1}
+    return {
+        "about": world.pdf.pk,
+        "citation": world.citation.pk,
+        "note_citation": world.note_citation.pk,
+        "page": 1,
+        "edit": 1,
+    }
 
 
 def _body(response) -> bytes:
@@ -293,6 +326,15 @@ def _snapshot(world: World) -> dict:
             Conversation.objects.filter(notebook=world.notebook).values_list("pk", "title")
         ),
         "messages": Message.objects.count(),
+        "notes": list(
+            Note.objects.order_by("pk").values_list("pk", "title", "content", "posted", "source")
+        ),
+        "unticked": list(UntickedSource.objects.values_list("pk", "user", "source")),
+        "style": list(
+            Notebook.objects.filter(owner=world.owner).values_list(
+                "pk", "chat_goal", "chat_length", "chat_instructions"
+            )
+        ),
         "sources": list(
             Source.objects.order_by("pk").values_list("pk", "owner_id", "status", "title")
         ),

@@ -20,9 +20,10 @@ from limits.rates import Rate
 from notebooks.models import Message
 from notebooks.tests.test_ask_stream_view import parse, read_all
 
-# session, user, credit, rate limit, notebook, sources, embedding model, the search (its
-# settings and the ranking statement, which also loads the hits' chunks, in one message)
-BEFORE_THE_MODEL_CALL = 8
+# session, user, credit, rate limit, notebook, the sources the asker ticked, sources,
+# embedding model, the search (its settings and the ranking statement, which also loads the
+# hits' chunks, in one message)
+BEFORE_THE_MODEL_CALL = 9
 # ... and the conversation asked in, and its history
 BEFORE_THE_MODEL_CALL_IN_A_CONVERSATION = BEFORE_THE_MODEL_CALL + 2
 

@@ -29,7 +29,7 @@ def test_sources_partial_stops_polling_when_all_are_finished(client, owner, note
 
     assert "The PDF is encrypted." in response.text
     assert "1 chunk" in response.text
-    assert "hx-trigger" not in response.text
+    assert "every 2s" not in response.text
 
 
 def test_a_ready_source_says_which_reader_made_its_text(client, notebook):

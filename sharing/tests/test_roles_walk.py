@@ -16,7 +16,14 @@ from django.urls import reverse
 
 from generation.documents.models import GeneratedDocument
 from library.models import Source
-from notebooks.models import Conversation, Message, Notebook, NotebookSource
+from notebooks.models import (
+    Conversation,
+    Message,
+    Note,
+    Notebook,
+    NotebookSource,
+    UntickedSource,
+)
 from notebooks.tests.test_access_walk import (
     OWNER_MAY_GET_404,
     SECRET,
@@ -53,6 +60,18 @@ RIGHTS = {
     "notebooks:post_conversation": "author",
     "notebooks:citation": "viewer",
     "notebooks:page_image": "viewer",
+    "notebooks:choose_sources": "editor",
+    "notebooks:chat_style": "editor",
+    "notebooks:notes": "viewer",
+    "notebooks:new_note": "editor",
+    # The world's note is the owner's, not posted: only its author reads and changes it.
+    "notebooks:note": "author",
+    "notebooks:delete_note": "author",
+    "notebooks:post_note": "author",
+    "notebooks:note_source": "author",
+    "notebooks:note_citation": "author",
+    # An answer in the owner's posted conversation, saved to a note of one's own.
+    "notebooks:save_to_note": "editor",
     "studio:panel": "viewer",
     "studio:create": "editor",
     "studio:document": "viewer",
@@ -121,6 +140,11 @@ def _state(shared) -> dict:
         "links": NotebookSource.objects.count(),
         "members": list(Membership.objects.order_by("pk").values_list("pk", "role")),
         "documents": list(GeneratedDocument.objects.order_by("pk").values_list("pk", "status")),
+        "notes": list(
+            Note.objects.order_by("pk").values_list("pk", "title", "content", "posted", "source")
+        ),
+        "unticked": UntickedSource.objects.count(),
+        "styles": list(Notebook.objects.order_by("pk").values_list("pk", "chat_goal")),
     }
 
 

@@ -10,6 +10,7 @@ from billing.services import CreditSpent
 from generation.answering import answer_question
 from generation.citations import unsupported_sentences
 from generation.models import AttributedCitation
+from notebooks.services import parse_source_ids, source_choice
 from providers.errors import ProviderError
 from sharing import access
 from sharing.models import Role
@@ -25,6 +26,11 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="print one JSON object")
         parser.add_argument(
             "--source", type=int, help="id of one of the notebook's sources: ask about it alone"
+        )
+        parser.add_argument(
+            "--sources",
+            help="ids of the notebook's sources, separated by commas: search only those "
+            "(default: the sources ticked for you on the notebook page)",
         )
         parser.add_argument(
             "--conversation",
@@ -52,6 +58,14 @@ class Command(BaseCommand):
             source = access.notebook_sources(notebook).filter(pk=options["source"]).first()
             if source is None:
                 raise CommandError(f"The notebook has no source {options['source']}.")
+        chosen = source_choice(user=user, notebook=notebook).searched
+        if options["sources"] is not None:
+            try:
+                chosen = parse_source_ids(options["sources"], notebook=notebook)
+            except ValueError as exc:
+                raise CommandError(str(exc)) from exc
+        if source is not None:
+            chosen = None  # asking about one source asks it, ticked or not
         conversation = None
         if options["conversation"] is not None:
             conversation = (
@@ -68,6 +82,7 @@ class Command(BaseCommand):
                 question=options["question"],
                 conversation=conversation,
                 source=source,
+                chosen_sources=chosen,
             )
         except (CreditSpent, ProviderError, ValueError) as exc:
             raise CommandError(str(exc)) from exc
@@ -102,6 +117,8 @@ class Command(BaseCommand):
                 # The question as asked, or the standalone query a follow-up was rewritten
                 # into for the search (RETRIEVAL_QUERY_REWRITE).
                 "search_query": answer.search_query,
+                # The sources searched (ticked, or --sources); null: all the notebook's.
+                "source_ids": answer.message.source_ids,
                 "citations": citations,
                 # The sentences of a model's answer that no passage supports.
                 "unsupported": unsupported,

@@ -10,6 +10,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from generation.documents.kinds import KINDS
 from generation.documents.models import GeneratedDocument
 from generation.documents.services import LANGUAGES, request_document, wait_for_document
+from notebooks.services import parse_source_ids, source_choice
 from sharing import access
 from sharing.models import Role
 
@@ -30,6 +31,11 @@ class Command(BaseCommand):
             default="",
             help="write it in this language (default: the sources')",
         )
+        parser.add_argument(
+            "--sources",
+            help="ids of the notebook's sources, separated by commas: make it from those only "
+            "(default: the sources ticked for you on the notebook page)",
+        )
         parser.add_argument("--json", action="store_true", help="print one JSON object")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -43,9 +49,19 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from exc
         if notebook is None:
             raise CommandError(f"{user.get_username()} has no notebook {options['notebook']!r}.")
-        document = request_document(
-            user=user, notebook=notebook, kind=options["kind"], language=options["language"]
-        )
+        try:
+            chosen = source_choice(user=user, notebook=notebook).searched
+            if options["sources"] is not None:
+                chosen = parse_source_ids(options["sources"], notebook=notebook)
+            document = request_document(
+                user=user,
+                notebook=notebook,
+                kind=options["kind"],
+                language=options["language"],
+                chosen_sources=chosen,
+            )
+        except ValueError as exc:
+            raise CommandError(str(exc)) from exc
         document = wait_for_document(document.pk)
         content: Any = document.content
         if document.kind == GeneratedDocument.Kind.AUDIO:
@@ -57,6 +73,7 @@ class Command(BaseCommand):
             "mode": document.mode,
             "error": document.error,
             "title": document.title,
+            "source_ids": document.source_ids,
             "content": content,
         }
         if options["json"]:

@@ -29,6 +29,7 @@ def test_generate_json_runs_the_job_and_prints_the_document(
         "mode": "llm",
         "error": "",
         "title": "R",
+        "source_ids": None,  # nothing unticked: all the notebook's sources
         "content": {"title": "R", "markdown": "Herons nest [1]."},
     }
     assert document.source.chunks.exists()  # waited for the indexing too

@@ -1,0 +1,245 @@
+"""A ready source's guide: its key topics and up to three questions it can answer, shown
+under its summary; the notebook's chat suggests three of them across the ticked sources.
+
+Offline the guide is made from the source's structure: a PDF's outline (its bookmarks), else
+the Markdown headings in its text. Each question asks what the source says about one of its
+own sections, so it is answerable and reads as a question a person would ask. A source
+without headings gets no questions rather than made-up ones. With a chat model (and
+SOURCE_SUMMARIES "auto") one cheap call per source writes the guide instead, billed to the
+source's owner.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Iterable
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+
+from billing.services import usage_for
+from generation.summaries import head
+from library.models import Source
+from notebooks.models import SourceGuide
+from providers.chat import chat, chat_available
+from providers.errors import ProviderError
+
+logger = logging.getLogger(__name__)
+
+MAX_TOPICS = 6
+MAX_QUESTIONS = 3
+HEADING_RE = re.compile(r"^[ ]{0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+NUMBERING_RE = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[IVXLC]+\.|[A-Z]\.)\s+")
+QUESTION_WORDS = frozenset(("how", "why", "what", "when", "where", "which", "who"))
+# Headings that name a part of every document, not what this one is about.
+GENERIC = frozenset(
+    (
+        "contents", "table of contents", "introduction", "preface", "foreword", "abstract",
+        "summary", "conclusion", "conclusions", "references", "bibliography", "appendix",
+        "index", "acknowledgements", "acknowledgments", "glossary", "notes", "overview",
+        "inhalt", "inhaltsverzeichnis", "einleitung", "vorwort", "zusammenfassung", "fazit",
+        "literatur", "literaturverzeichnis", "anhang", "glossar", "danksagung",
+    )
+)  # fmt: skip
+
+
+def guides_for(sources: Iterable[Source]) -> dict[int, SourceGuide]:
+    """The guides of the ready sources among `sources`, made now (offline) or queued (with
+    a model) for those that have none yet; those of sources not ready (being read again)
+    are dropped, to be made anew."""
+    sources = list(sources)
+    ready = [source for source in sources if source.status == Source.Status.READY]
+    # A source being read again gets a new guide once ready: its headings may have changed.
+    again = [source.pk for source in sources if source.status != Source.Status.READY]
+    if again:
+        SourceGuide.objects.filter(source_id__in=again).delete()
+    guides = {guide.source_id: guide for guide in SourceGuide.objects.filter(source__in=ready)}
+    for source in ready:
+        if source.pk not in guides and (made := _start_guide(source)) is not None:
+            guides[source.pk] = made
+    return guides
+
+
+def _start_guide(source: Source) -> SourceGuide | None:
+    from notebooks.tasks import write_guide
+
+    try:
+        with transaction.atomic():
+            if _model_writes_guides():
+                guide = SourceGuide.objects.create(source=source, mode=SourceGuide.Mode.PENDING)
+                write_guide.defer(source_id=source.pk)
+                return guide
+            topics, questions = outline_guide(source)
+            return SourceGuide.objects.create(
+                source=source,
+                topics=topics,
+                questions=questions,
+                mode=SourceGuide.Mode.OUTLINE,
+            )
+    except IntegrityError:  # another request made it meanwhile
+        return SourceGuide.objects.filter(source=source).first()
+
+
+def _model_writes_guides() -> bool:
+    return settings.SOURCE_SUMMARIES == "auto" and chat_available()
+
+
+def write_guide(*, source_id: int) -> SourceGuide | None:
+    """The job's part: the model's guide, or the outline's when the call fails (with why)."""
+    source = Source.objects.filter(pk=source_id, status=Source.Status.READY).first()
+    guide = SourceGuide.objects.filter(source_id=source_id).first()
+    if source is None or guide is None:
+        return None  # removed, or read again, meanwhile
+    try:
+        with usage_for(source_id=source.pk):
+            topics, questions = model_guide(source)
+        mode, error = SourceGuide.Mode.LLM, ""
+    except ProviderError as exc:
+        logger.warning("guide of source %s: %s", source.pk, exc)
+        topics, questions = outline_guide(source)
+        mode, error = SourceGuide.Mode.OUTLINE, str(exc)[:500]
+    guide.topics, guide.questions, guide.mode, guide.error = topics, questions, mode, error
+    guide.save(update_fields=["topics", "questions", "mode", "error"])
+    return guide
+
+
+# Offline: from the source's structure ---------------------------------------------------
+
+
+def headings(source: Source) -> list[str]:
+    """The source's section titles in reading order: for a PDF the section paths its chunks
+    carry (its outline, or its numbered headings; ingest/structure.py), the chapters first
+    (what the document is about), then their sections; else the Markdown headings of its
+    text, a short section among them (chunks carry one path each, so a few lines under a
+    heading may sit in the next section's chunk)."""
+    titles: list[str] = []
+    if source.kind == Source.Kind.PDF:
+        by_depth: dict[int, list[str]] = {}
+        for path in source.chunks.order_by("ordinal").values_list("section", flat=True):
+            for depth, title in enumerate(path or []):
+                if title not in by_depth.setdefault(depth, []):
+                    by_depth[depth].append(title)
+        titles = [title for depth in sorted(by_depth) for title in by_depth[depth]][:200]
+    if not titles:
+        texts = source.chunks.order_by("ordinal").values_list("text", flat=True)
+        for text in texts:
+            titles += [match.group(1) for match in HEADING_RE.finditer(text)]
+    seen: set[str] = set()
+    cleaned: list[str] = []
+    for title in titles:
+        topic = _clean(title)
+        if topic and topic.casefold() not in seen:
+            seen.add(topic.casefold())
+            cleaned.append(topic)
+    return cleaned
+
+
+def _clean(title: str) -> str:
+    """A heading as a topic: its numbering and markup dropped; "" for one that names no
+    topic (generic, a number, too long to be a heading)."""
+    text = " ".join(title.replace("*", "").replace("_", " ").replace("`", "").split())
+    text = NUMBERING_RE.sub("", text).strip(" :.-–—")
+    words = text.split()
+    if not words or len(words) > 10 or len(text) > 80:
+        return ""
+    if sum(char.isalpha() for char in text) < 3:
+        return ""
+    if text.casefold() in GENERIC:
+        return ""
+    return text
+
+
+def outline_guide(source: Source) -> tuple[list[str], list[str]]:
+    """(topics, questions) from the source's headings; the first heading is left out when it
+    merely repeats the source's title."""
+    topics = headings(source)
+    name = _clean(source.title) or source.title
+    if topics and topics[0].casefold() == name.casefold():
+        topics = topics[1:]
+    topics = topics[:MAX_TOPICS]
+    text = "\n".join(source.chunks.order_by("ordinal").values_list("text", flat=True)[:300])
+    questions = [
+        _question(topic, title=name, language=source.language, text=text) for topic in topics
+    ]
+    return topics, questions[:MAX_QUESTIONS]
+
+
+GERMAN_ARTICLES = frozenset(("der", "die", "das", "den", "dem", "des", "ein", "eine", "einer"))
+
+
+def _question(topic: str, *, title: str, language: str, text: str = "") -> str:
+    """A question about one of the source's sections, in its language."""
+    if topic.endswith("?"):
+        return topic  # a heading that is a question already
+    first, _space, rest = topic.partition(" ")
+    if language == "de":
+        # German nouns keep their capital; only an article at the start goes lower case.
+        if first.casefold() in GERMAN_ARTICLES:
+            topic = first.lower() + f" {rest}"
+        return f"Was sagt „{title}“ über {topic}?"
+    if first.casefold() in QUESTION_WORDS:
+        return f"{topic}?"  # "How to leave the command prompt"
+    if first[:1].isupper() and first[1:].islower() and _mostly_lower(first, text):
+        # "Breeding" -> "breeding", "The shell" -> "the shell"; a name the source writes
+        # with its capital ("Debian", "Vienna") keeps it.
+        topic = first.lower() + (f" {rest}" if rest else "")
+    return f"What does “{title}” say about {topic}?"
+
+
+def _mostly_lower(word: str, text: str) -> bool:
+    """Whether the source writes `word` in lower case at least as often as with its capital
+    inside a sentence (after a lower-case word: not a heading's or a sentence's start)."""
+    lower = len(re.findall(rf"\b{re.escape(word.lower())}\b", text))
+    capital = len(re.findall(rf"(?<=[a-z,;] ){re.escape(word)}\b", text))
+    return lower >= capital
+
+
+# With a model: one call per source ------------------------------------------------------
+
+GUIDE_PROMPT = f"""You write a short guide to a document for someone about to ask questions \
+about it. You are given its beginning and its section headings. Reply with JSON only: \
+{{"topics": [up to {MAX_TOPICS} short key topics, a few words each], "questions": [exactly \
+{MAX_QUESTIONS} questions a reader could ask that the document answers]}}. Write in the \
+document's own language. Questions must be specific to this document, each one sentence."""
+
+
+def model_guide(source: Source) -> tuple[list[str], list[str]]:
+    texts = list(source.chunks.order_by("ordinal").values_list("text", flat=True)[:40])
+    outline = "\n".join(f"- {title}" for title in headings(source)[:30]) or "(none)"
+    prompt = (
+        f"Document: {source.title}\n\nHeadings:\n{outline}\n\nBeginning:\n{head(texts, words=1500)}"
+    )
+    reply = chat(
+        [{"role": "system", "content": GUIDE_PROMPT}, {"role": "user", "content": prompt}],
+        user=source.owner,
+        temperature=0.2,
+        max_tokens=400,
+    )
+    try:
+        data = json.loads(reply.text.strip().removeprefix("```json").strip("`\n "))
+        topics = [" ".join(str(topic).split()) for topic in data["topics"]][:MAX_TOPICS]
+        questions = [" ".join(str(q).split()) for q in data["questions"]][:MAX_QUESTIONS]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ProviderError(
+            f"The chat model {reply.model} wrote no usable guide ({type(exc).__name__})."
+        ) from exc
+    questions = [question for question in questions if question.endswith("?")]
+    if not questions:
+        raise ProviderError(f"The chat model {reply.model} wrote no questions for the guide.")
+    return [topic for topic in topics if topic], questions
+
+
+def suggested_questions(sources: list[Source], guides: dict[int, SourceGuide]) -> list[str]:
+    """Three questions for the chat, taken in turn from each source's guide (the first of
+    each source's, then the second, ...), so several sources are represented."""
+    per_source = [guides[source.pk].questions for source in sources if source.pk in guides]
+    suggested: list[str] = []
+    for round_ in range(MAX_QUESTIONS):
+        for questions in per_source:
+            if round_ < len(questions) and questions[round_] not in suggested:
+                suggested.append(questions[round_])
+            if len(suggested) == MAX_QUESTIONS:
+                return suggested
+    return suggested

@@ -1,0 +1,215 @@
+"""A ready source's guide (key topics and questions it can answer) and the chat's suggested
+questions: offline made from the source's structure (a PDF's outline, Markdown headings),
+never made up when there is none; with a model, one billed call per source."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from django.urls import reverse
+from pypdf import PdfReader, PdfWriter
+
+from billing.models import Usage
+from ingest.tests.data import PDFS
+from library.models import Source
+from notebooks.guides import guides_for, outline_guide, suggested_questions, write_guide
+from notebooks.models import Message, SourceGuide
+from notebooks.services import choose_sources
+from notebooks.tests.factories import make_source
+
+HERONS = b"""# Grey herons
+
+Grey herons live along rivers, lakes and coasts across Europe and Asia.
+
+## 2.1 Breeding
+
+Herons breed in colonies called heronries, often high in tall trees.
+
+## Feeding
+
+They wait motionless in shallow water and strike at fish.
+
+## References
+
+Cramp, 1977.
+"""
+PLAIN = b"Sea otters hold hands while they sleep so that they do not drift apart."
+ZUEGE = b"""# Nachtzuege
+
+Der Nachtzug nach Wien faehrt um elf Uhr.
+
+## Schlafwagen
+
+Die Abteile haben ein bis drei Betten.
+"""
+
+
+def test_markdown_headings_give_topics_and_real_questions(fake_openai, notebook, add_ready_source):
+    source = add_ready_source(notebook, HERONS, "herons.md")
+
+    topics, questions = outline_guide(source)
+
+    # Numbering and generic sections ("References") dropped.
+    assert topics == ["Grey herons", "Breeding", "Feeding"]
+    assert questions == [
+        "What does “herons” say about grey herons?",
+        "What does “herons” say about breeding?",
+        "What does “herons” say about feeding?",
+    ]
+
+
+def test_a_source_without_headings_gets_no_questions(fake_openai, notebook, add_ready_source):
+    source = add_ready_source(notebook, PLAIN, "otters.txt")
+
+    assert outline_guide(source) == ([], [])
+
+
+def test_a_german_source_gets_german_questions(fake_openai, notebook, add_ready_source):
+    source = add_ready_source(notebook, ZUEGE, "zuege.md")
+    source.language = "de"
+
+    _topics, questions = outline_guide(source)
+
+    assert questions == ["Was sagt „zuege“ über Nachtzuege?", "Was sagt „zuege“ über Schlafwagen?"]
+
+
+def test_a_pdf_outline_gives_its_chapters_first(fake_openai, notebook, add_ready_source):
+    writer = PdfWriter(clone_from=PdfReader(PDFS / "sample-files" / "pdflatex-4-pages.pdf"))
+    chapter = writer.add_outline_item(title="Console basics", page_number=0)
+    writer.add_outline_item(title="How to leave the command prompt", page_number=1, parent=chapter)
+    writer.add_outline_item(title="Package management", page_number=2)
+    buffer = io.BytesIO()
+    writer.write(buffer)
+    source = add_ready_source(notebook, buffer.getvalue(), "Debian reference.pdf")
+
+    topics, questions = outline_guide(source)
+
+    assert topics == ["Console basics", "Package management", "How to leave the command prompt"]
+    assert questions == [
+        "What does “Debian reference” say about console basics?",
+        "What does “Debian reference” say about package management?",
+        "How to leave the command prompt?",
+    ]
+
+
+def test_the_page_shows_each_sources_guide_and_suggests_questions_across_ticked_ones(
+    client, fake_openai, owner, notebook, add_ready_source
+):
+    herons = add_ready_source(notebook, HERONS, "herons.md")
+    zuege = add_ready_source(notebook, ZUEGE, "zuege.md")
+    client.force_login(owner)
+
+    page = client.get(reverse("notebooks:detail", args=[notebook.pk])).text
+
+    assert SourceGuide.objects.filter(mode="outline").count() == 2  # made once, stored
+    assert "Guide: key topics and questions" in page
+    assert '<span class="badge topic">Breeding</span>' in page
+    suggested = suggested_questions([zuege, herons], guides_for([zuege, herons]))
+    # In turn from each source: the first of each, then the second of the first; each in
+    # its source's language (detected at ingest).
+    assert suggested == [
+        "Was sagt „zuege“ über Nachtzuege?",
+        "What does “herons” say about grey herons?",
+        "Was sagt „zuege“ über Schlafwagen?",
+    ]
+    assert 'class="suggested-questions"' in page
+    for question in suggested:
+        assert f'value="{question}"' in page
+
+    choose_sources(user=owner, notebook=notebook, ticked=[herons.pk])
+    page = client.get(reverse("notebooks:detail", args=[notebook.pk])).text
+    chat_part = page.split('class="suggested-questions"')[1].split("</ul>")[0]
+    assert "zuege" not in chat_part and "grey herons" in chat_part
+
+
+def test_a_suggested_question_asks_with_one_click(
+    client, fake_openai, owner, notebook, add_ready_source
+):
+    add_ready_source(notebook, HERONS, "herons.md")
+    client.force_login(owner)
+    fake_openai.chat_replies.append("They wait in shallow water [1].")
+
+    response = client.post(
+        reverse("notebooks:ask", args=[notebook.pk]),
+        {"question": "What does “herons” say about feeding?"},
+        HTTP_HX_REQUEST="true",
+    )
+
+    assert response.status_code == 200
+    assert Message.objects.filter(role="user").get().content.endswith("about feeding?")
+
+
+def test_with_a_model_one_billed_call_writes_the_guide(
+    settings, fake_openai, owner, notebook, add_ready_source
+):
+    source = add_ready_source(notebook, HERONS, "herons.md")
+    settings.SOURCE_SUMMARIES = "auto"
+    fake_openai.chat_replies.append(
+        json.dumps(
+            {
+                "topics": ["Heron colonies", "Fishing"],
+                "questions": ["Where do grey herons breed?", "How do herons catch fish?"],
+            }
+        )
+    )
+    chats = len(fake_openai.chat_requests)
+
+    pending = guides_for([source])[source.pk]
+    assert pending.mode == ""  # queued, not shown yet
+    guide = write_guide(source_id=source.pk)
+
+    assert len(fake_openai.chat_requests) == chats + 1
+    assert (guide.mode, guide.topics) == ("llm", ["Heron colonies", "Fishing"])
+    assert guide.questions == ["Where do grey herons breed?", "How do herons catch fish?"]
+    assert Usage.objects.filter(source=source, kind=Usage.Kind.CHAT).count() == 1
+
+
+def test_a_model_guide_that_fails_falls_back_to_the_outline(
+    settings, fake_openai, owner, notebook, add_ready_source
+):
+    source = add_ready_source(notebook, HERONS, "herons.md")
+    settings.SOURCE_SUMMARIES = "auto"
+    fake_openai.chat_replies.append("Sorry, no JSON today.")
+    guides_for([source])
+
+    guide = write_guide(source_id=source.pk)
+
+    assert guide.mode == "outline" and guide.topics[0] == "Grey herons"
+    assert "no usable guide" in guide.error
+
+
+@pytest.mark.parametrize("kind", ["generated"])
+def test_generated_documents_get_no_guide_in_the_list(kind, owner, notebook):
+    # The list (and so the guides) leaves generated documents to the studio.
+    from notebooks.services import listed_sources
+
+    make_source(owner=owner, notebook=notebook, title="Report")
+    Source.objects.filter(title="Report").update(kind=kind)
+
+    assert not listed_sources(notebook).exists()
+
+
+def test_a_name_keeps_its_capital_and_a_common_word_loses_it():
+    from notebooks.guides import _question
+
+    text = "The train to Vienna leaves at eleven. Trains to Vienna are full; breeding is rare."
+
+    assert _question("Vienna trains", title="T", language="en", text=text) == (
+        "What does “T” say about Vienna trains?"
+    )
+    assert _question("Breeding", title="T", language="en", text=text) == (
+        "What does “T” say about breeding?"
+    )
+    assert _question("Die Abteile", title="T", language="de") == "Was sagt „T“ über die Abteile?"
+
+
+def test_a_source_read_again_gets_a_new_guide(fake_openai, notebook, add_ready_source):
+    source = add_ready_source(notebook, HERONS, "herons.md")
+    guides_for([source])
+    Source.objects.filter(pk=source.pk).update(status=Source.Status.PROCESSING)
+    source.refresh_from_db()
+
+    assert guides_for([source]) == {}
+    assert not SourceGuide.objects.exists()
