@@ -132,13 +132,25 @@ DATABASES = {
 # PostgreSQL connection costs ~5 ms and its first queries run on cold caches, on every
 # request (bench/README.md, streaming overhead). 0: a new connection per request.
 DATABASE_POOL_SIZE = env_int("DATABASE_POOL_SIZE", 20, minimum=0)
+# A request waits this long for a connection, then gets the "database not reachable" page
+# (HTTP 503, ops/outage.py): while the database is down every query would wait this long.
+DATABASE_POOL_TIMEOUT = env_float("DATABASE_POOL_TIMEOUT", 4.0)
+if DATABASE_POOL_TIMEOUT <= 0:
+    raise ImproperlyConfigured("DATABASE_POOL_TIMEOUT must be more than 0")
 if DATABASE_POOL_SIZE:
     DATABASES["default"]["OPTIONS"]["pool"] = {
         "min_size": 1,
         "max_size": DATABASE_POOL_SIZE,
-        # A request waits this long for a free connection, then fails (HTTP 500).
-        "timeout": 10,
+        "timeout": DATABASE_POOL_TIMEOUT,
+        # The pool reconnects a lost connection in the background, each pause twice the
+        # last, for this long: after a 70 s outage its next try could come a minute after
+        # the server is back, while every request times out. Past it, the pool gives up on
+        # that connection and the next request that needs one tries at once.
+        "reconnect_timeout": 8.0,
     }
+# A job that starts while the database is away waits this long for it before it is retried
+# later (ops/database.py); a job's lost database counts as transient, like a model server's.
+DATABASE_WAIT_SECONDS = env_float("DATABASE_WAIT_SECONDS", 120.0)
 # A connection the server dropped (PostgreSQL restarted) is replaced when taken from the
 # pool, or before reuse without one, instead of failing the request it was handed to.
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True

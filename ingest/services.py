@@ -30,6 +30,8 @@ from library.languages import detect_language, search_config
 from library.models import Chunk, ChunkEmbedding, ChunkWindow, EmbeddingState, Source
 from library.vector_indexes import ensure_model_indexes_quietly
 from notebooks.models import Notebook, NotebookSource
+from ops import recovery
+from ops.database import is_lost_database
 from providers import embeddings, vision
 from providers.errors import ProviderError
 from retrieval import windows
@@ -182,8 +184,11 @@ def reprocess_source(*, source: Source) -> Source:
 
     with transaction.atomic():
         source = Source.objects.select_for_update().get(pk=source.pk)
-        if not source.is_finished:
+        # Busy only while a live job holds it: one whose worker died, or that ended without
+        # finishing it, must not keep it "processing" for good (ops/recovery.py).
+        if not source.is_finished and recovery.is_held(recovery.SOURCE, source.pk):
             raise SourceBusy(_("“%(title)s” is already being processed.") % {"title": source.title})
+        recovery.release_dead_jobs(recovery.SOURCE, source.pk)
         source.status = Source.Status.QUEUED
         source.error = ""
         source.save(update_fields=["status", "error", "updated_at"])
@@ -348,6 +353,8 @@ def _process_source(*, source_id: int, raise_transient: bool = False) -> Source:
             raise
         _fail(source, message_of(exc))
     except Exception as exc:
+        if raise_transient and is_lost_database(exc):
+            raise  # the job runs again once the database is back (ops/database.py)
         logger.exception("processing source %s failed", source.pk)
         _fail(
             source,

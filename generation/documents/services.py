@@ -31,6 +31,8 @@ from generation.documents.structured import InvalidOutput, generate_json, parse
 from library.languages import detect_language
 from library.models import Source
 from notebooks.models import Notebook, NotebookSource
+from ops import recovery
+from ops.database import is_lost_database
 from providers.chat import chat_available
 from providers.errors import ProviderError
 from providers.tokens import estimate_tokens
@@ -83,8 +85,10 @@ def retry_document(*, document: GeneratedDocument) -> GeneratedDocument:
 
     with transaction.atomic():
         document = GeneratedDocument.objects.select_for_update().get(pk=document.pk)
-        if not document.is_finished:
+        # Busy only while a live job holds it (ops/recovery.py).
+        if not document.is_finished and recovery.is_held(recovery.DOCUMENT, document.pk):
             raise DocumentBusy(f"“{document}” is already being made.")
+        recovery.release_dead_jobs(recovery.DOCUMENT, document.pk)
         document.status = GeneratedDocument.Status.QUEUED
         document.error = ""
         document.stage = GeneratedDocument.Stage.NONE
@@ -144,6 +148,8 @@ def generate_document(*, document_id: int, raise_transient: bool = False) -> Gen
         _fail(document, message_of(exc))
         return document
     except Exception as exc:
+        if raise_transient and is_lost_database(exc):
+            raise  # the job runs again once the database is back (ops/database.py)
         logger.exception("generating document %s failed", document.pk)
         _fail(
             document,
