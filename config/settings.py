@@ -372,6 +372,8 @@ JOB_RETRY_BASE_SECONDS = env_int("JOB_RETRY_BASE_SECONDS", 30, minimum=0)
 # A job whose worker sent no heartbeat for this long (workers send one every 10 s) was
 # orphaned by a dead worker and is queued again (ops/tasks.py).
 JOB_STALLED_SECONDS = env_int("JOB_STALLED_SECONDS", 60, minimum=20)
+# `manage.py ingest` and `generate` give up waiting when nothing moved for this long.
+WAIT_IDLE_SECONDS = env_float("WAIT_IDLE_SECONDS", 600.0)
 # Finished jobs are deleted after this many hours; failed, cancelled or aborted ones later.
 JOBS_KEEP_HOURS = env_int("JOBS_KEEP_HOURS", 72, minimum=1)
 JOBS_KEEP_FAILED_HOURS = env_int("JOBS_KEEP_FAILED_HOURS", 720, minimum=1)

@@ -20,6 +20,7 @@ then is a source "already being processed" (ingest/services.py `reprocess_source
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -153,12 +154,29 @@ def recover_stuck_work() -> Recovered:
     return recovered
 
 
-def _recover_stalled_jobs(recovered: Recovered) -> None:
+def recover_rows(work: Work, ids: Sequence[int]) -> Recovered:
+    """The same, for these rows only (a command waiting for its own work, ops/waiting.py)."""
+    recovered = Recovered()
+    job_ids: list[int] = []
+    for pk in ids:
+        job_ids.extend(jobs_of(work, pk).filter(status="doing").values_list("pk", flat=True))
+    if job_ids:
+        _recover_stalled_jobs(recovered, job_ids=job_ids)
+    gave_up = SOURCE_GAVE_UP if work == SOURCE else DOCUMENT_GAVE_UP
+    _settle_unfinished(work, gave_up, recovered, ids=ids)
+    if recovered:
+        logger.warning("recovered stuck work: %s", recovered)
+    return recovered
+
+
+def _recover_stalled_jobs(recovered: Recovered, job_ids: Sequence[int] | None = None) -> None:
     """Jobs a dead worker left "doing": queued again while they have attempts left."""
     since = _alive_since()
     stalled = ProcrastinateJob.objects.filter(status="doing").exclude(
         worker__last_heartbeat__gte=since
     )
+    if job_ids is not None:
+        stalled = stalled.filter(pk__in=job_ids)
     for job_id in list(stalled.values_list("pk", flat=True)):
         with transaction.atomic():
             job = (
@@ -183,13 +201,17 @@ def _recover_stalled_jobs(recovered: Recovered) -> None:
             recovered.jobs_failed.append(job.pk)
 
 
-def _settle_unfinished(work: Work, gave_up: str, recovered: Recovered) -> None:
+def _settle_unfinished(
+    work: Work, gave_up: str, recovered: Recovered, ids: Sequence[int] | None = None
+) -> None:
     model = work.model()
     unfinished = [model.Status.QUEUED, model.Status.PROCESSING]
     held = {
         args.get(work.argument) for args in live_jobs(work.task_name).values_list("args", flat=True)
     }
     candidates = model.objects.filter(status__in=unfinished).exclude(pk__in=held)
+    if ids is not None:
+        candidates = candidates.filter(pk__in=ids)
     for pk in list(candidates.values_list("pk", flat=True)):
         with transaction.atomic():
             # Skip a row another transaction holds: a job starting on it right now.

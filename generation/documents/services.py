@@ -388,18 +388,25 @@ def document_svg(*, document: GeneratedDocument) -> str:
     raise ValueError(f"A {document.kind} has no SVG.")
 
 
-def wait_for_document(document_id: int, *, poll_seconds: float = 1.0) -> GeneratedDocument:
-    """Block until the document is ready (and indexed) or failed, running the "generate"
-    queue in this process meanwhile (another worker may be making it)."""
-    import time
+def wait_for_document(
+    document_id: int, *, poll_seconds: float = 1.0, idle_seconds: float | None = None
+) -> GeneratedDocument:
+    """Block until the document is ready (and indexed) or failed. A worker may be making
+    it; without one, its own job (and only that) runs in this process (ops/waiting.py).
+    Raises ops.waiting.GaveUp when nothing moved for `idle_seconds` (WAIT_IDLE_SECONDS)."""
+    from ops.waiting import Waiting, wait_for
 
-    from ingest.worker import drain_queue
-
-    while True:
-        document = GeneratedDocument.objects.get(pk=document_id)
-        if document.is_finished and not document.stage:
-            return document
-        drain_queue("generate")
-        document = GeneratedDocument.objects.get(pk=document_id)
-        if not (document.is_finished and not document.stage):
-            time.sleep(poll_seconds)
+    [document] = wait_for(
+        Waiting(
+            work=recovery.DOCUMENT,
+            ids=[document_id],
+            is_done=lambda document: document.is_finished and not document.stage,
+            describe=lambda document: (
+                f"{document.get_kind_display()} #{document.pk} is "
+                f"{document.status}" + (f" ({document.stage})" if document.stage else "")
+            ),
+            idle_seconds=settings.WAIT_IDLE_SECONDS if idle_seconds is None else idle_seconds,
+            poll_seconds=poll_seconds,
+        )
+    )
+    return document

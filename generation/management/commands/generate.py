@@ -10,6 +10,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from generation.documents.kinds import KINDS
 from generation.documents.models import GeneratedDocument
 from generation.documents.services import LANGUAGES, request_document, wait_for_document
+from ops.waiting import GaveUp
 from sharing import access
 from sharing.models import Role
 
@@ -17,7 +18,8 @@ from sharing.models import Role
 class Command(BaseCommand):
     help = (
         "Generate one document (report, quiz, table, mind map, infographic or audio overview) "
-        "from a notebook's sources and wait for it. Exit status 1 when it failed."
+        "from a notebook's sources and wait for it (with no worker running, its job runs "
+        "here). Exit status 1 when it failed."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -31,6 +33,14 @@ class Command(BaseCommand):
             help="write it in this language (default: the sources')",
         )
         parser.add_argument("--json", action="store_true", help="print one JSON object")
+        parser.add_argument(
+            "--give-up-after",
+            type=float,
+            default=None,
+            metavar="SECONDS",
+            help="stop waiting when the document has not moved for this long (default: "
+            "WAIT_IDLE_SECONDS, 600); it stays queued for a worker",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         User = get_user_model()
@@ -46,7 +56,10 @@ class Command(BaseCommand):
         document = request_document(
             user=user, notebook=notebook, kind=options["kind"], language=options["language"]
         )
-        document = wait_for_document(document.pk)
+        try:
+            document = wait_for_document(document.pk, idle_seconds=options["give_up_after"])
+        except GaveUp as exc:
+            raise CommandError(str(exc)) from exc
         content: Any = document.content
         if document.kind == GeneratedDocument.Kind.AUDIO:
             content = document.audio.path if document.audio else None
