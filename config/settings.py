@@ -185,6 +185,9 @@ STORAGES: dict[str, dict[str, Any]] = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
+# Off production, static files are served from the source folders as well, so `manage.py
+# serve` without DEBUG (and without collectstatic) still has its styles and scripts.
+WHITENOISE_USE_FINDERS = DEBUG or not PRODUCTION
 # Uploaded and generated files in an S3-compatible bucket (AWS S3, MinIO, Garage, R2 …)
 # instead of MEDIA_ROOT, so web and workers on several machines share them. Credentials come
 # from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (boto3 reads them from the environment).
