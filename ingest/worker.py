@@ -17,6 +17,7 @@ from procrastinate.worker import Worker
 
 from library.models import Source
 from ops import recovery
+from ops.database import worker_connector
 from ops.waiting import Waiting, wait_for
 
 logger = logging.getLogger(__name__)
@@ -91,10 +92,9 @@ def run_worker(
     Procrastinate stops a worker, cleanly and with exit status 0, when one of its side
     tasks (the heartbeat, the LISTEN connection) loses the database: a PostgreSQL restart or
     failover would end every worker for good. Here the worker is started again with a fresh
-    connection pool, after a pause that doubles up to a minute while the database is away.
+    connection pool, after a pause that doubles up to 15 s while the database is away.
     """
-    connector = app.connector.get_worker_connector()  # type: ignore[attr-defined]
-    with app.replace_connector(connector) as worker_app:
+    with app.replace_connector(worker_connector()) as worker_app:
         asyncio.run(
             _run_until_stopped(
                 worker_app,
@@ -147,4 +147,4 @@ async def _run_until_stopped(
         logger.warning("the worker stopped on its own (database lost?); again in %.0f s", pause)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stopping.wait(), pause)
-        pause = min(pause * 2, 60.0)
+        pause = min(pause * 2, 15.0)

@@ -13,6 +13,7 @@ import time
 
 import psycopg
 from django.db import DatabaseError, InterfaceError, OperationalError, connection
+from procrastinate.connector import BaseAsyncConnector
 
 logger = logging.getLogger(__name__)
 
@@ -71,3 +72,13 @@ def wait_for_database(*, seconds: float, pause: float = 1.0) -> None:
         if tries > 1:
             logger.warning("the database answers again after %d tries", tries)
         return
+
+
+def worker_connector() -> BaseAsyncConnector:
+    """Procrastinate's connector for a worker (the Django connector cannot run one), on the
+    same database, its pool giving up a lost connection's tries after 8 s as Django's does
+    (config/settings.py): a worker started again after an outage connects at once."""
+    from procrastinate.contrib.django.utils import connector_params
+    from procrastinate.psycopg_connector import PsycopgConnector
+
+    return PsycopgConnector(kwargs=connector_params("default"), reconnect_timeout=8.0)

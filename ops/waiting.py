@@ -28,6 +28,7 @@ from procrastinate.contrib.django.models import ProcrastinateJob, ProcrastinateW
 from procrastinate.jobs import Job
 
 from ops import recovery
+from ops.database import worker_connector
 
 logger = logging.getLogger(__name__)
 
@@ -84,8 +85,7 @@ class _Look:
 
 def wait_for(waiting: Waiting) -> list[Any]:
     """Block until every row is done; raise GaveUp when nothing moves for idle_seconds."""
-    connector = app.connector.get_worker_connector()  # type: ignore[attr-defined]
-    with app.replace_connector(connector) as worker_app:
+    with app.replace_connector(worker_connector()) as worker_app:
         return asyncio.run(_wait(worker_app, waiting))
 
 

@@ -13,9 +13,7 @@ from ops.tests.outage import embedded_only, start_database, stop_database
 pytestmark = [pytest.mark.django_db(transaction=True), embedded_only]
 
 
-def test_a_page_during_a_database_outage_is_a_quick_503_and_works_once_it_is_back(
-    owner, settings
-):
+def test_a_page_during_a_database_outage_is_a_quick_503_and_works_once_it_is_back(owner, settings):
     client = Client(raise_request_exception=False)
     client.force_login(owner)
     assert client.get("/notebooks/").status_code == 200
