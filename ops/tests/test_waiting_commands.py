@@ -12,7 +12,7 @@ from django.core.files.base import ContentFile
 from django.core.management import CommandError, call_command
 from django.db import connection
 from django.utils import timezone
-from procrastinate.contrib.django.models import ProcrastinateJob
+from procrastinate.contrib.django.models import ProcrastinateJob, ProcrastinatePeriodicDefer
 
 from generation.documents.models import GeneratedDocument
 from generation.documents.services import request_document
@@ -50,12 +50,16 @@ def test_ingest_without_a_worker_runs_only_its_own_jobs_as_one_worker(fake_opena
     no_worker_alive()
     theirs = someone_elses_queued_source(outsider)
     before = workers_registered()
+    periodic_before = ProcrastinatePeriodicDefer.objects.count()
     out, err = StringIO(), StringIO()
 
     call_command("ingest", FOUR_PAGES, "--user", "u", "--notebook", "N", stdout=out, stderr=err)
 
     assert "pdflatex-4-pages.pdf: ready" in out.getvalue()
     assert workers_registered() - before == 1  # not one per second of waiting
+    # No worker loop ran here, so no periodic deferrer raced other commands' (the source of
+    # "query cancellation interrupted (UniqueViolation)" when two of them waited at once).
+    assert ProcrastinatePeriodicDefer.objects.count() == periodic_before
     theirs.refresh_from_db()
     assert theirs.status == Source.Status.QUEUED
     assert ProcrastinateJob.objects.get(args={"source_id": theirs.pk}).status == "todo"
