@@ -1,10 +1,11 @@
 """A command that queued work waits for it: `ingest` its sources, `generate` its document.
 
-While a worker is alive the command only watches. With none, it runs the jobs itself, but
-only its own: another user's uploads wait for a real worker. It registers as one worker for
-the whole wait (its heartbeat tells the stalled-job recovery that its job is alive), takes
-over its own jobs left by a dead worker (ops/recovery.py), and gives up with a message that
-says where each row stands once nothing has moved for `idle_seconds`.
+While a worker is alive the command only watches. With none (or when its own jobs wait
+untaken for TAKE_OVER_SECONDS: the worker may take other queues only), it runs the jobs
+itself, but only its own: another user's uploads wait for a real worker. It registers as one
+worker for the whole wait (its heartbeat tells the stalled-job recovery that its job is
+alive), takes over its own jobs left by a dead worker (ops/recovery.py), and gives up with a
+message that says where each row stands once nothing has moved for `idle_seconds`.
 """
 
 from __future__ import annotations
@@ -49,6 +50,10 @@ RETURNING id, status, task_name, priority, lock, queueing_lock, args, scheduled_
 """
 
 
+# How long an own job may wait, due, while another worker looks alive, before it runs here.
+TAKE_OVER_SECONDS = 10.0
+
+
 class GaveUp(Exception):
     """Nothing moved for the time allowed; the message says where each row stands."""
 
@@ -75,6 +80,15 @@ class _Look:
     jobs: list[ProcrastinateJob]
 
     @property
+    def due_job_ids(self) -> list[int]:
+        now = timezone.now()
+        return [
+            job.pk
+            for job in self.jobs
+            if job.status == "todo" and (job.scheduled_at is None or job.scheduled_at <= now)
+        ]
+
+    @property
     def signature(self) -> tuple[Any, ...]:
         # Anything a working job changes: the row's status and progress, the job's state.
         return tuple(
@@ -93,10 +107,11 @@ def _look(waiting: Waiting) -> _Look:
     close_old_connections()  # a connection lost while waiting is replaced, not reused
     model = waiting.work.model()
     rows = list(model.objects.filter(pk__in=waiting.ids).order_by("pk"))
-    jobs: list[ProcrastinateJob] = []
-    for pk in waiting.ids:
-        jobs.extend(recovery.jobs_of(waiting.work, pk).order_by("pk"))
-    return _Look(rows, jobs)
+    work = waiting.work
+    jobs = ProcrastinateJob.objects.filter(
+        task_name=work.task_name, **{f"args__{work.argument}__in": list(waiting.ids)}
+    ).order_by("pk")
+    return _Look(rows, list(jobs))
 
 
 def _another_worker_alive(own_id: int | None) -> bool:
@@ -113,6 +128,7 @@ def _take_over(waiting: Waiting) -> None:
 async def _wait(worker_app: App, waiting: Waiting) -> list[Any]:
     last_change = time.monotonic()
     signature: tuple[Any, ...] = ()
+    due_since: float | None = None
     heartbeat: asyncio.Task[None] | None = None
     async with worker_app.open_async():
         manager = worker_app.job_manager
@@ -128,7 +144,19 @@ async def _wait(worker_app: App, waiting: Waiting) -> list[Any]:
                         waiting.on_progress(rows)
                 elif time.monotonic() - last_change > waiting.idle_seconds:
                     raise GaveUp(await sync_to_async(_gave_up_message)(waiting, look))
-                if not await sync_to_async(_another_worker_alive)(waiting.worker_id):
+                due = look.due_job_ids
+                if not due:
+                    due_since = None
+                elif due_since is None:
+                    due_since = time.monotonic()
+                # A worker that looks alive may take other queues only, or have been killed
+                # a moment ago: an own job it leaves waiting is run here after a while.
+                left_waiting = due_since is not None and (
+                    time.monotonic() - due_since >= TAKE_OVER_SECONDS
+                )
+                if left_waiting or not await sync_to_async(_another_worker_alive)(
+                    waiting.worker_id
+                ):
                     if waiting.worker_id is None:
                         waiting.worker_id = await manager.register_worker()
                         heartbeat = asyncio.create_task(_beat(worker_app, waiting.worker_id))

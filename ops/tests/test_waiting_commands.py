@@ -140,3 +140,21 @@ def test_generate_without_a_worker_makes_its_document_and_leaves_others_queued(
     assert json.loads(out.getvalue())["status"] == "ready"
     theirs.refresh_from_db()
     assert theirs.status == GeneratedDocument.Status.QUEUED
+
+
+def test_ingest_runs_its_job_when_a_worker_that_looks_alive_leaves_it_waiting(
+    fake_openai, monkeypatch
+):
+    from ops import waiting
+
+    monkeypatch.setattr(waiting, "TAKE_OVER_SECONDS", 1.0)
+    drain_queue("ingest")
+    no_worker_alive()
+    with connection.cursor() as cursor:
+        # Killed a moment ago, or taking other queues only: its heartbeat is recent.
+        cursor.execute("INSERT INTO procrastinate_workers (last_heartbeat) VALUES (now())")
+    out = StringIO()
+
+    call_command("ingest", FOUR_PAGES, "--user", "u", "--notebook", "N", stdout=out)
+
+    assert "pdflatex-4-pages.pdf: ready" in out.getvalue()
