@@ -20,7 +20,6 @@ from datetime import timedelta
 from typing import Any
 
 from asgiref.sync import sync_to_async
-from django.conf import settings
 from django.db import close_old_connections, connection
 from django.utils import timezone
 from procrastinate import App, JobContext
@@ -29,7 +28,7 @@ from procrastinate.contrib.django.models import ProcrastinateJob, ProcrastinateW
 from procrastinate.jobs import Job
 
 from ops import recovery
-from ops.database import worker_connector
+from ops.database import is_lost_database, worker_connector
 
 logger = logging.getLogger(__name__)
 
@@ -52,6 +51,9 @@ RETURNING id, status, task_name, priority, lock, queueing_lock, args, scheduled_
 
 # How long an own job may wait, due, while another worker looks alive, before it runs here.
 TAKE_OVER_SECONDS = 10.0
+# A worker counts as alive for this decision when its last heartbeat (one every 10 s) is this
+# recent: a worker killed a minute ago must not hold up the command that long.
+ALIVE_SECONDS = 25.0
 
 
 class GaveUp(Exception):
@@ -115,7 +117,7 @@ def _look(waiting: Waiting) -> _Look:
 
 
 def _another_worker_alive(own_id: int | None) -> bool:
-    since = timezone.now() - timedelta(seconds=settings.HEALTH_WORKER_SECONDS)
+    since = timezone.now() - timedelta(seconds=ALIVE_SECONDS)
     return ProcrastinateWorker.objects.filter(last_heartbeat__gte=since).exclude(pk=own_id).exists()
 
 
@@ -125,56 +127,79 @@ def _take_over(waiting: Waiting) -> None:
     recovery.recover_rows(waiting.work, waiting.ids)
 
 
-async def _wait(worker_app: App, waiting: Waiting) -> list[Any]:
-    last_change = time.monotonic()
+@dataclass
+class _Progress:
     signature: tuple[Any, ...] = ()
+    last_change: float = field(default_factory=time.monotonic)
     due_since: float | None = None
     heartbeat: asyncio.Task[None] | None = None
+
+
+async def _wait(worker_app: App, waiting: Waiting) -> list[Any]:
+    progress = _Progress()
     async with worker_app.open_async():
         manager = worker_app.job_manager
         try:
             while True:
-                look = await sync_to_async(_look)(waiting)
-                rows = look.rows
-                if len(rows) < len(waiting.ids) or all(waiting.is_done(row) for row in rows):
+                try:
+                    rows = await _step(worker_app, waiting, progress)
+                except Exception as exc:
+                    if not is_lost_database(exc):
+                        raise
+                    # Waiting outlives a database restart; the work resumes once it is back.
+                    if time.monotonic() - progress.last_change > waiting.idle_seconds:
+                        raise GaveUp(
+                            f"Gave up: nothing moved for {waiting.idle_seconds:.0f} s; the "
+                            f"database is not reachable ({type(exc).__name__}: {exc})."
+                        ) from exc
+                    await asyncio.sleep(waiting.poll_seconds)
+                    continue
+                if rows is not None:
                     return rows
-                if look.signature != signature:
-                    signature, last_change = look.signature, time.monotonic()
-                    if waiting.on_progress:
-                        waiting.on_progress(rows)
-                elif time.monotonic() - last_change > waiting.idle_seconds:
-                    raise GaveUp(await sync_to_async(_gave_up_message)(waiting, look))
-                due = look.due_job_ids
-                if not due:
-                    due_since = None
-                elif due_since is None:
-                    due_since = time.monotonic()
-                # A worker that looks alive may take other queues only, or have been killed
-                # a moment ago: an own job it leaves waiting is run here after a while.
-                left_waiting = due_since is not None and (
-                    time.monotonic() - due_since >= TAKE_OVER_SECONDS
-                )
-                if left_waiting or not await sync_to_async(_another_worker_alive)(
-                    waiting.worker_id
-                ):
-                    if waiting.worker_id is None:
-                        waiting.worker_id = await manager.register_worker()
-                        heartbeat = asyncio.create_task(_beat(worker_app, waiting.worker_id))
-                    await sync_to_async(_take_over)(waiting)
-                    if await _run_one_own_job(worker_app, waiting, look):
-                        continue
-                await asyncio.sleep(waiting.poll_seconds)
         finally:
-            if heartbeat is not None:
-                heartbeat.cancel()
+            if progress.heartbeat is not None:
+                progress.heartbeat.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
-                    await heartbeat
+                    await progress.heartbeat
             if waiting.worker_id is not None:
                 with contextlib.suppress(Exception):  # the database may be gone
                     await manager.unregister_worker(waiting.worker_id)
                 waiting.worker_id = None
             # The thread that looked keeps its Django connection otherwise.
-            await sync_to_async(_close_connection)()
+            with contextlib.suppress(Exception):
+                await sync_to_async(_close_connection)()
+
+
+async def _step(worker_app: App, waiting: Waiting, progress: _Progress) -> list[Any] | None:
+    """Look once, run one own job if it is ours to run; the rows when all are done."""
+    look = await sync_to_async(_look)(waiting)
+    rows = look.rows
+    if len(rows) < len(waiting.ids) or all(waiting.is_done(row) for row in rows):
+        return rows
+    now = time.monotonic()
+    if look.signature != progress.signature:
+        progress.signature, progress.last_change = look.signature, now
+        if waiting.on_progress:
+            waiting.on_progress(rows)
+    elif now - progress.last_change > waiting.idle_seconds:
+        raise GaveUp(await sync_to_async(_gave_up_message)(waiting, look))
+    if not look.due_job_ids:
+        progress.due_since = None
+    elif progress.due_since is None:
+        progress.due_since = now
+    # A worker that looks alive may take other queues only, or have been killed a moment
+    # ago: an own job it leaves waiting is run here after a while.
+    left_waiting = progress.due_since is not None and now - progress.due_since >= TAKE_OVER_SECONDS
+    if left_waiting or not await sync_to_async(_another_worker_alive)(waiting.worker_id):
+        if waiting.worker_id is None:
+            waiting.worker_id = await worker_app.job_manager.register_worker()
+            # From the start: a job run here for minutes must not look stalled.
+            progress.heartbeat = asyncio.create_task(_beat(worker_app, waiting.worker_id))
+        await sync_to_async(_take_over)(waiting)
+        if await _run_one_own_job(worker_app, waiting, look):
+            return None
+    await asyncio.sleep(waiting.poll_seconds)
+    return None
 
 
 def _close_connection() -> None:

@@ -38,6 +38,14 @@ def no_worker_alive() -> None:
         cursor.execute("DELETE FROM procrastinate_workers")
 
 
+@pytest.fixture(autouse=True)
+def no_worker_left_behind():
+    """The worker rows a test inserts would look alive to the tests after it (the flush
+    after a test leaves Procrastinate's tables alone)."""
+    yield
+    no_worker_alive()
+
+
 def someone_elses_queued_source(outsider) -> Source:
     notebook = Notebook.objects.create(owner=outsider, title="Theirs")
     return add_source(
