@@ -124,10 +124,12 @@ def release_dead_jobs(work: Work, object_id: int) -> None:
         _finish_failed(job_id)
 
 
-def defer(task_name: str, *, queueing_lock: str | None = None, **kwargs: Any) -> int:
+def defer(
+    task_name: str, task_kwargs: dict[str, Any] | None = None, *, queueing_lock: str | None = None
+) -> int:
     """Queue a job on Django's connection, so it commits or rolls back with the caller."""
     deferrer = app.tasks[task_name].configure(queueing_lock=queueing_lock)
-    job = _django_jobs().defer_job(deferrer.make_new_job(**kwargs))
+    job = _django_jobs().defer_job(deferrer.make_new_job(**(task_kwargs or {})))
     assert job.id is not None
     return job.id
 
@@ -245,7 +247,7 @@ def _queue_again_or_reason(work: Work, object_id: int, gave_up: str) -> Text | N
         return Text(CANCELLED)
     # No job at all (deleted from the queue), or one that ended without finishing the row.
     release_dead_jobs(work, object_id)
-    defer(work.task_name, **{work.argument: object_id})
+    defer(work.task_name, {work.argument: object_id})
     return None
 
 

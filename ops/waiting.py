@@ -118,7 +118,10 @@ def _look(waiting: Waiting) -> _Look:
 
 def _another_worker_alive(own_id: int | None) -> bool:
     since = timezone.now() - timedelta(seconds=ALIVE_SECONDS)
-    return ProcrastinateWorker.objects.filter(last_heartbeat__gte=since).exclude(pk=own_id).exists()
+    alive = ProcrastinateWorker.objects.filter(last_heartbeat__gte=since)
+    if own_id is not None:
+        alive = alive.exclude(pk=own_id)
+    return alive.exists()
 
 
 def _take_over(waiting: Waiting) -> None:
@@ -275,7 +278,7 @@ def _job_state(job: ProcrastinateJob | None) -> str:
             )
         return f"its job #{job.pk} waits for a worker"
     if job.status == "doing":
-        worker = ProcrastinateWorker.objects.filter(pk=job.worker_id).first()
+        worker = ProcrastinateWorker.objects.filter(pk=job.worker_id or 0).first()
         if worker is None:
             return f"its job #{job.pk} was held by a worker that is gone"
         seconds = (timezone.now() - worker.last_heartbeat).total_seconds()
