@@ -155,7 +155,14 @@ def _link_and_queue(source: Source, *, notebook: Notebook, created: bool) -> Non
     NotebookSource.objects.update_or_create(
         notebook=notebook, source=source, defaults={"added_by_id": source.owner_id}
     )
-    if created or source.status == Source.Status.FAILED:
+    # Unfinished with no live job (its worker died, or its job ended without finishing it):
+    # queued again too, rather than "already in the library" for good.
+    stuck = (
+        not created and not source.is_finished and not recovery.is_held(recovery.SOURCE, source.pk)
+    )
+    if created or source.status == Source.Status.FAILED or stuck:
+        if stuck:
+            recovery.release_dead_jobs(recovery.SOURCE, source.pk)
         source.status = Source.Status.QUEUED
         source.error = ""
         source.save(update_fields=["status", "error", "updated_at"])

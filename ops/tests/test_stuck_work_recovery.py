@@ -113,6 +113,21 @@ def test_a_source_held_by_a_dead_worker_can_be_retried_at_once(fake_openai, note
     assert ordinals == list(range(source.chunk_count))  # one run's chunks, no duplicate
 
 
+def test_uploading_a_stuck_source_again_queues_it_again(fake_openai, notebook):
+    text = b"Herons stand still in the shallows. " * 20
+    source, job = processing_source(notebook, text)
+    worker_dies_holding_the_job(job.pk)
+
+    again = add_source(owner=notebook.owner, notebook=notebook, upload=ContentFile(text, "h.txt"))
+
+    assert not again.created and again.source.pk == source.pk
+    job.refresh_from_db()
+    assert job.status == "failed"
+    drain_queue("ingest")
+    source.refresh_from_db()
+    assert source.status == Source.Status.READY, source.error
+
+
 def test_a_source_a_live_job_holds_is_busy(fake_openai, notebook):
     source, _ = processing_source(notebook)
 
