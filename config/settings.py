@@ -151,6 +151,8 @@ if DATABASE_POOL_SIZE:
 # A job that starts while the database is away waits this long for it before it is retried
 # later (ops/database.py); a job's lost database counts as transient, like a model server's.
 DATABASE_WAIT_SECONDS = env_float("DATABASE_WAIT_SECONDS", 120.0)
+if DATABASE_WAIT_SECONDS < 0:
+    raise ImproperlyConfigured("DATABASE_WAIT_SECONDS must be 0 or more")
 # A connection the server dropped (PostgreSQL restarted) is replaced when taken from the
 # pool, or before reuse without one, instead of failing the request it was handed to.
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
@@ -377,6 +379,8 @@ JOB_RETRY_BASE_SECONDS = env_int("JOB_RETRY_BASE_SECONDS", 30, minimum=0)
 JOB_STALLED_SECONDS = env_int("JOB_STALLED_SECONDS", 60, minimum=20)
 # `manage.py ingest` and `generate` give up waiting when nothing moved for this long.
 WAIT_IDLE_SECONDS = env_float("WAIT_IDLE_SECONDS", 600.0)
+if WAIT_IDLE_SECONDS <= 0:
+    raise ImproperlyConfigured("WAIT_IDLE_SECONDS must be more than 0")
 # Finished jobs are deleted after this many hours; failed, cancelled or aborted ones later.
 JOBS_KEEP_HOURS = env_int("JOBS_KEEP_HOURS", 72, minimum=1)
 JOBS_KEEP_FAILED_HOURS = env_int("JOBS_KEEP_FAILED_HOURS", 720, minimum=1)
