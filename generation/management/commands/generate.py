@@ -53,6 +53,8 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from exc
         if notebook is None:
             raise CommandError(f"{user.get_username()} has no notebook {options['notebook']!r}.")
+        if options["give_up_after"] is not None and options["give_up_after"] <= 0:
+            raise CommandError("--give-up-after must be more than 0 seconds.")
         document = request_document(
             user=user, notebook=notebook, kind=options["kind"], language=options["language"]
         )

@@ -54,6 +54,8 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         as_json: bool = options["json"]
+        if options["give_up_after"] is not None and options["give_up_after"] <= 0:
+            raise CommandError("--give-up-after must be more than 0 seconds.")
         # With --json, stdout holds only the result lines; everything else goes to stderr.
         say = self.stderr.write if as_json else self.stdout.write
 
