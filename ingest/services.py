@@ -437,6 +437,21 @@ def _queue_again(source: Source, message: Text | str) -> None:
 
 
 def _fail(source: Source, message: Text | str) -> None:
+    # Two runs of one source can overlap (a worker that lost its heartbeat while finishing
+    # it, and the stalled-job retry): the one that lost the race on the chunks must not fail
+    # the source the other made ready.
+    with transaction.atomic():
+        current = Source.objects.select_for_update().filter(pk=source.pk).first()
+        if current is not None and current.status == Source.Status.READY:
+            logger.warning(
+                "source %s: a run failed (%s) after another made it ready", source.pk, message
+            )
+            source.refresh_from_db()
+            return
+        _write_failure(source, message)
+
+
+def _write_failure(source: Source, message: Text | str) -> None:
     source.status = Source.Status.FAILED
     error = assign(source, "error", message)
     source.stage = Source.Stage.NONE
