@@ -137,7 +137,13 @@ async def _run_until_stopped(
                     options["shutdown_graceful_timeout"] = shutdown_graceful_timeout
                 worker = worker_app._worker(install_signal_handlers=False, **options)
                 current[:] = [worker]
-                await worker.run()
+                keep_alive = asyncio.create_task(_beat_while_jobs_run(worker_app, worker))
+                try:
+                    await worker.run()
+                finally:
+                    keep_alive.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await keep_alive
         except Exception:
             logger.exception("the worker failed")
         if stopping.is_set():
@@ -148,3 +154,18 @@ async def _run_until_stopped(
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stopping.wait(), pause)
         pause = min(pause * 2, 15.0)
+
+
+async def _beat_while_jobs_run(worker_app: App, worker: Worker) -> None:
+    """Heartbeats for the worker while it stops: Procrastinate cancels its own heartbeat
+    first, then waits for the running jobs, which may take minutes (a long PDF). Without a
+    heartbeat the stalled-job recovery (ops/recovery.py) would run such a job a second time
+    elsewhere while it is still running here."""
+    while True:
+        await asyncio.sleep(10)
+        if worker.worker_id is None or not worker._running_jobs:
+            continue
+        try:
+            await worker_app.job_manager.update_heartbeat(worker.worker_id)
+        except Exception as exc:  # the database may be away; the next beat tries again
+            logger.debug("heartbeat of worker %s: %s", worker.worker_id, exc)
