@@ -132,13 +132,27 @@ DATABASES = {
 # PostgreSQL connection costs ~5 ms and its first queries run on cold caches, on every
 # request (bench/README.md, streaming overhead). 0: a new connection per request.
 DATABASE_POOL_SIZE = env_int("DATABASE_POOL_SIZE", 20, minimum=0)
+# A request waits this long for a connection, then gets the "database not reachable" page
+# (HTTP 503, ops/outage.py): while the database is down every query would wait this long.
+DATABASE_POOL_TIMEOUT = env_float("DATABASE_POOL_TIMEOUT", 4.0)
+if DATABASE_POOL_TIMEOUT <= 0:
+    raise ImproperlyConfigured("DATABASE_POOL_TIMEOUT must be more than 0")
 if DATABASE_POOL_SIZE:
     DATABASES["default"]["OPTIONS"]["pool"] = {
         "min_size": 1,
         "max_size": DATABASE_POOL_SIZE,
-        # A request waits this long for a free connection, then fails (HTTP 500).
-        "timeout": 10,
+        "timeout": DATABASE_POOL_TIMEOUT,
+        # The pool reconnects a lost connection in the background, each pause twice the
+        # last, for this long: after a 70 s outage its next try could come a minute after
+        # the server is back, while every request times out. Past it, the pool gives up on
+        # that connection and the next request that needs one tries at once.
+        "reconnect_timeout": 8.0,
     }
+# A job that starts while the database is away waits this long for it before it is retried
+# later (ops/database.py); a job's lost database counts as transient, like a model server's.
+DATABASE_WAIT_SECONDS = env_float("DATABASE_WAIT_SECONDS", 120.0)
+if DATABASE_WAIT_SECONDS < 0:
+    raise ImproperlyConfigured("DATABASE_WAIT_SECONDS must be 0 or more")
 # A connection the server dropped (PostgreSQL restarted) is replaced when taken from the
 # pool, or before reuse without one, instead of failing the request it was handed to.
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
@@ -173,6 +187,9 @@ STORAGES: dict[str, dict[str, Any]] = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
+# Off production, static files are served from the source folders as well, so `manage.py
+# serve` without DEBUG (and without collectstatic) still has its styles and scripts.
+WHITENOISE_USE_FINDERS = DEBUG or not PRODUCTION
 # Uploaded and generated files in an S3-compatible bucket (AWS S3, MinIO, Garage, R2 …)
 # instead of MEDIA_ROOT, so web and workers on several machines share them. Credentials come
 # from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (boto3 reads them from the environment).
@@ -381,6 +398,10 @@ JOB_RETRY_BASE_SECONDS = env_int("JOB_RETRY_BASE_SECONDS", 30, minimum=0)
 # A job whose worker sent no heartbeat for this long (workers send one every 10 s) was
 # orphaned by a dead worker and is queued again (ops/tasks.py).
 JOB_STALLED_SECONDS = env_int("JOB_STALLED_SECONDS", 60, minimum=20)
+# `manage.py ingest` and `generate` give up waiting when nothing moved for this long.
+WAIT_IDLE_SECONDS = env_float("WAIT_IDLE_SECONDS", 600.0)
+if WAIT_IDLE_SECONDS <= 0:
+    raise ImproperlyConfigured("WAIT_IDLE_SECONDS must be more than 0")
 # Finished jobs are deleted after this many hours; failed, cancelled or aborted ones later.
 JOBS_KEEP_HOURS = env_int("JOBS_KEEP_HOURS", 72, minimum=1)
 JOBS_KEEP_FAILED_HOURS = env_int("JOBS_KEEP_FAILED_HOURS", 720, minimum=1)

@@ -24,3 +24,6 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
 ]
+
+# A lost database answers 503 "not reachable; retrying…" instead of a 500 (ops/outage.py).
+handler500 = "ops.outage.server_error"

@@ -1,17 +1,21 @@
 from __future__ import annotations
 
+from django.conf import settings
 from procrastinate import JobContext
 from procrastinate.contrib.django import app
 
 from generation.documents import services
 from generation.documents.models import GeneratedDocument
+from ops.database import wait_for_database
 from ops.jobs import TRANSIENT_RETRY
 
 
-# A model server that is down or rate-limiting fails the attempt, not the document: the job
-# runs again with backoff (ops.jobs); the last attempt fails the document with the reason.
+# A model server that is down or rate-limiting, or a database that went away, fails the
+# attempt, not the document: the job runs again with backoff (ops.jobs); the last attempt
+# fails the document with the reason.
 @app.task(queue="generate", retry=TRANSIENT_RETRY, pass_context=True)
 def generate_document(context: JobContext, *, document_id: int) -> None:
+    wait_for_database(seconds=settings.DATABASE_WAIT_SECONDS)
     if not GeneratedDocument.objects.filter(pk=document_id).exists():
         return  # deleted while it waited in the queue
     services.generate_document(

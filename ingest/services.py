@@ -31,6 +31,8 @@ from library.languages import detect_language, search_config
 from library.models import Chunk, ChunkEmbedding, ChunkWindow, EmbeddingState, Source
 from library.vector_indexes import ensure_model_indexes_quietly
 from notebooks.models import Notebook, NotebookSource
+from ops import recovery
+from ops.database import is_lost_database
 from providers import embeddings, vision
 from providers.errors import ProviderError
 from retrieval import windows
@@ -159,7 +161,14 @@ def _link_and_queue(source: Source, *, notebook: Notebook, created: bool) -> Non
     NotebookSource.objects.update_or_create(
         notebook=notebook, source=source, defaults={"added_by_id": source.owner_id}
     )
-    if created or source.status == Source.Status.FAILED:
+    # Unfinished with no live job (its worker died, or its job ended without finishing it):
+    # queued again too, rather than "already in the library" for good.
+    stuck = (
+        not created and not source.is_finished and not recovery.is_held(recovery.SOURCE, source.pk)
+    )
+    if created or source.status == Source.Status.FAILED or stuck:
+        if stuck:
+            recovery.release_dead_jobs(recovery.SOURCE, source.pk)
         source.status = Source.Status.QUEUED
         source.error = ""
         source.save(update_fields=["status", "error", "updated_at"])
@@ -188,8 +197,11 @@ def reprocess_source(*, source: Source) -> Source:
 
     with transaction.atomic():
         source = Source.objects.select_for_update().get(pk=source.pk)
-        if not source.is_finished:
+        # Busy only while a live job holds it: one whose worker died, or that ended without
+        # finishing it, must not keep it "processing" for good (ops/recovery.py).
+        if not source.is_finished and recovery.is_held(recovery.SOURCE, source.pk):
             raise SourceBusy(_("“%(title)s” is already being processed.") % {"title": source.title})
+        recovery.release_dead_jobs(recovery.SOURCE, source.pk)
         source.status = Source.Status.QUEUED
         source.error = ""
         source.save(update_fields=["status", "error", "updated_at"])
@@ -275,6 +287,8 @@ def _process_source(
             raise
         _fail(source, message_of(exc), read=source.status == Source.Status.READY)
     except Exception as exc:
+        if raise_transient and is_lost_database(exc):
+            raise  # the job runs again once the database is back (ops/database.py)
         logger.exception("processing source %s failed", source.pk)
         _fail(
             source,
@@ -534,12 +548,30 @@ def _queue_again(source: Source, message: Text | str) -> None:
 
 
 def _fail(source: Source, message: Text | str, *, read: bool = False) -> None:
-    """The source failed; one that failed after it was read (while embedding) loses its
-    chunks, so that a failed source never holds chunks half embedded."""
+    """The source failed. One that failed after this run read it (while embedding) loses
+    its chunks, so that a failed source never holds chunks half embedded."""
     if read:
-        Chunk.objects.filter(source=source).delete()
-        source.chunk_count = 0
-        Source.objects.filter(pk=source.pk).update(chunk_count=0)
+        with transaction.atomic():
+            Chunk.objects.filter(source=source).delete()
+            source.chunk_count = 0
+            Source.objects.filter(pk=source.pk).update(chunk_count=0)
+            _write_failure(source, message)
+        return
+    # Two runs of one source can overlap (a worker that lost its heartbeat while finishing
+    # it, and the stalled-job retry): the one that lost the race on the chunks must not fail
+    # the source the other made ready.
+    with transaction.atomic():
+        current = Source.objects.select_for_update().filter(pk=source.pk).first()
+        if current is not None and current.status == Source.Status.READY:
+            logger.warning(
+                "source %s: a run failed (%s) after another made it ready", source.pk, message
+            )
+            source.refresh_from_db()
+            return
+        _write_failure(source, message)
+
+
+def _write_failure(source: Source, message: Text | str) -> None:
     source.status = Source.Status.FAILED
     error = assign(source, "error", message)
     source.stage = Source.Stage.NONE

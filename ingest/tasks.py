@@ -6,17 +6,21 @@ from procrastinate.contrib.django import app
 
 from ingest import services
 from library.models import Source
+from ops.database import wait_for_database
 from ops.jobs import TRANSIENT_RETRY
 
 
-# A model server that is down or rate-limiting fails the attempt, not the source: the job
-# runs again later (ops/jobs.py) and only the last attempt marks the source failed.
-# Stalled jobs (a worker killed mid-job) are re-queued by ops.tasks.retry_stalled_jobs.
+# A model server that is down or rate-limiting, or a database that went away, fails the
+# attempt, not the source: the job runs again later (ops/jobs.py) and only the last attempt
+# marks the source failed. Stalled jobs (a worker killed mid-job) and sources left unfinished
+# by a job that ended are put right by ops.tasks.recover_stuck_work.
 # A long source is read at once and embedded in slices: each job embeds for a few seconds
 # and queues the rest behind any source added meanwhile, so a small upload never waits for
 # a big one (services.process_source).
 @app.task(queue="ingest", retry=TRANSIENT_RETRY, pass_context=True)
 def ingest_source(context: JobContext, *, source_id: int) -> None:
+    # The first job after a database restart waits for it rather than failing at once.
+    wait_for_database(seconds=settings.DATABASE_WAIT_SECONDS)
     if not Source.objects.filter(pk=source_id).exists():
         return  # deleted while it waited in the queue
     services.process_source(

@@ -1,4 +1,4 @@
-"""Running queued ingest jobs from a command, and waiting for sources to finish."""
+"""Running the job worker, and waiting for sources to finish."""
 
 from __future__ import annotations
 
@@ -10,11 +10,15 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from django.conf import settings
 from procrastinate import App
 from procrastinate.contrib.django import app
 from procrastinate.worker import Worker
 
 from library.models import Source
+from ops import recovery
+from ops.database import worker_connector
+from ops.waiting import Waiting, wait_for
 
 logger = logging.getLogger(__name__)
 
@@ -36,20 +40,44 @@ def wait_for_sources(
     source_ids: Iterable[int],
     *,
     poll_seconds: float = 1.0,
+    idle_seconds: float | None = None,
     on_poll: Callable[[list[Source]], None] | None = None,
 ) -> list[Source]:
-    """Block until every source is ready or failed (another worker may be processing it)."""
-    ids = list(source_ids)
-    while True:
-        sources = list(Source.objects.filter(pk__in=ids))
-        if all(source.is_finished for source in sources):
-            return sources
-        if on_poll:
-            on_poll(sources)
-        drain_queue()
-        if all(source.is_finished for source in Source.objects.filter(pk__in=ids)):
-            continue  # done: the next loop returns without sleeping
-        time.sleep(poll_seconds)
+    """Block until every source is ready or failed. A worker may be processing them;
+    without one, their own jobs (and only theirs) run in this process (ops/waiting.py).
+
+    Raises GaveUp when nothing moved for `idle_seconds` (default WAIT_IDLE_SECONDS).
+    """
+    return wait_for(
+        Waiting(
+            work=recovery.SOURCE,
+            ids=list(source_ids),
+            is_done=lambda source: source.is_finished,
+            describe=lambda source: f"{source_name(source)} is {source_progress(source)}",
+            on_progress=on_poll,
+            idle_seconds=settings.WAIT_IDLE_SECONDS if idle_seconds is None else idle_seconds,
+            poll_seconds=poll_seconds,
+        )
+    )
+
+
+def source_name(source: Source) -> str:
+    return source.filename or source.url or f"source {source.pk}"
+
+
+def source_progress(source: Source) -> str:
+    """Where a source stands, saying what its numbers count (pages or chunks)."""
+    if source.status != Source.Status.PROCESSING:
+        return str(source.status)
+    done, total = source.progress_done, source.progress_total
+    stage = source.stage
+    if stage in {Source.Stage.READING, Source.Stage.READING_IMAGES} and total:
+        how = " as images" if stage == Source.Stage.READING_IMAGES else ""
+        return f"processing: read {done}/{total} pages{how}"
+    if stage == Source.Stage.EMBEDDING and total:
+        return f"processing: embedded {done}/{total} chunks"
+    label = Source.Stage(stage).label.lower() if stage else "starting"
+    return f"processing: {label}"
 
 
 def run_worker(
@@ -64,10 +92,9 @@ def run_worker(
     Procrastinate stops a worker, cleanly and with exit status 0, when one of its side
     tasks (the heartbeat, the LISTEN connection) loses the database: a PostgreSQL restart or
     failover would end every worker for good. Here the worker is started again with a fresh
-    connection pool, after a pause that doubles up to a minute while the database is away.
+    connection pool, after a pause that doubles up to 15 s while the database is away.
     """
-    connector = app.connector.get_worker_connector()  # type: ignore[attr-defined]
-    with app.replace_connector(connector) as worker_app:
+    with app.replace_connector(worker_connector()) as worker_app:
         asyncio.run(
             _run_until_stopped(
                 worker_app,
@@ -110,7 +137,13 @@ async def _run_until_stopped(
                     options["shutdown_graceful_timeout"] = shutdown_graceful_timeout
                 worker = worker_app._worker(install_signal_handlers=False, **options)
                 current[:] = [worker]
-                await worker.run()
+                keep_alive = asyncio.create_task(_beat_while_jobs_run(worker_app, worker))
+                try:
+                    await worker.run()
+                finally:
+                    keep_alive.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await keep_alive
         except Exception:
             logger.exception("the worker failed")
         if stopping.is_set():
@@ -120,4 +153,19 @@ async def _run_until_stopped(
         logger.warning("the worker stopped on its own (database lost?); again in %.0f s", pause)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stopping.wait(), pause)
-        pause = min(pause * 2, 60.0)
+        pause = min(pause * 2, 15.0)
+
+
+async def _beat_while_jobs_run(worker_app: App, worker: Worker) -> None:
+    """Heartbeats for the worker while it stops: Procrastinate cancels its own heartbeat
+    first, then waits for the running jobs, which may take minutes (a long PDF). Without a
+    heartbeat the stalled-job recovery (ops/recovery.py) would run such a job a second time
+    elsewhere while it is still running here."""
+    while True:
+        await asyncio.sleep(10)
+        if worker.worker_id is None or not worker._running_jobs:
+            continue
+        try:
+            await worker_app.job_manager.update_heartbeat(worker.worker_id)
+        except Exception as exc:  # the database may be away; the next beat tries again
+            logger.debug("heartbeat of worker %s: %s", worker.worker_id, exc)

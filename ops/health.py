@@ -1,5 +1,6 @@
-"""/healthz: can this instance serve? The database answers, its schema is current, and a
-worker has been seen recently (otherwise uploads would queue for ever).
+"""/healthz: can this instance serve? The database answers, its schema is current, a
+worker has been seen recently (otherwise uploads would queue for ever), and no work is
+stuck (the backlog: what waits, what failed lately).
 
 Answered by a middleware at the top of the stack, before the host check and the HTTPS
 redirect, so a load balancer or Docker's healthcheck can ask by IP over plain HTTP. It
@@ -65,6 +66,50 @@ def check_worker() -> str:
     return f"ok ({alive} seen in the last {seconds} s)"
 
 
+def check_backlog() -> str:
+    """How much work waits or runs, how much failed lately, and whether any is stuck: queued
+    or processing with no live job for longer than the minute-by-minute recovery
+    (ops/recovery.py) needs to put it right."""
+    from generation.documents.models import GeneratedDocument
+    from library.models import Source
+    from ops import recovery
+
+    stuck_before = timezone.now() - timedelta(seconds=STUCK_SECONDS)
+    failed_since = timezone.now() - timedelta(hours=24)
+    parts: list[str] = []
+    stuck: list[str] = []
+    for work, model, name in (
+        (recovery.SOURCE, Source, "source"),
+        (recovery.DOCUMENT, GeneratedDocument, "document"),
+    ):
+        unfinished = model.objects.filter(status__in=[model.Status.QUEUED, model.Status.PROCESSING])
+        held = {
+            args.get(work.argument)
+            for args in recovery.live_jobs(work.task_name).values_list("args", flat=True)
+        }
+        waiting = unfinished.count()
+        failed = model.objects.filter(status=model.Status.FAILED, updated_at__gte=failed_since)
+        parts.append(f"{waiting} {name}s queued or processing, {failed.count()} failed in 24 h")
+        unheld = unfinished.exclude(pk__in=held).filter(updated_at__lt=stuck_before).count()
+        if unheld:
+            stuck.append(f"{unheld} {name}(s)")
+    if stuck:
+        raise HealthProblem(
+            f"{' and '.join(stuck)} queued or processing with no job working on them for over "
+            f"{STUCK_SECONDS} s; the recovery job runs every minute on the maintenance queue: "
+            "is a worker taking it?"
+        )
+    reembed = recovery.reembed_failed()
+    if reembed:
+        raise HealthProblem(reembed)
+    return f"ok ({'; '.join(parts)})"
+
+
+# The recovery runs every minute, and a dead worker's job counts as stalled after
+# JOB_STALLED_SECONDS (60): anything unheld for longer than this was missed.
+STUCK_SECONDS = 300
+
+
 class HealthProblem(Exception):
     pass
 
@@ -73,6 +118,7 @@ CHECKS: dict[str, Callable[[], str]] = {
     "database": check_database,
     "migrations": check_migrations,
     "worker": check_worker,
+    "backlog": check_backlog,
 }
 
 

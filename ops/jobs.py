@@ -1,8 +1,9 @@
 """How Loupe's jobs are retried.
 
 A model server that is down, overloaded or rate-limiting (after the openai client's own
-quick retries) is worth trying again minutes later; anything else (a bad file, a refused
-key, no credit) would fail the same way again, so it fails the job at once.
+quick retries) is worth trying again minutes later, and so is a database that went away
+(ops/database.py); anything else (a bad file, a refused key, no credit) would fail the same
+way again, so it fails the job at once.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from django.conf import settings
 from procrastinate import BaseRetryStrategy, RetryDecision
 from procrastinate.jobs import Job
 
+from ops.database import is_lost_database
 from providers.errors import ProviderError
 
 # Waits never grow beyond an hour, however many attempts are allowed.
@@ -40,7 +42,9 @@ class TransientErrorRetry(BaseRetryStrategy):
 
 
 def is_transient(exception: BaseException) -> bool:
-    return isinstance(exception, ProviderError) and exception.transient
+    if isinstance(exception, ProviderError):
+        return exception.transient
+    return is_lost_database(exception)
 
 
 TRANSIENT_RETRY = TransientErrorRetry()

@@ -6,24 +6,18 @@ from django.conf import settings
 from procrastinate import JobContext
 from procrastinate.contrib.django import app
 
+from ops import recovery
+
 
 # A worker killed mid-job (deploy, OOM, a machine lost) stops sending heartbeats and its job
-# stays "doing" for ever. Re-queue such jobs of every queue: each of Loupe's jobs is safe to
-# run again (a source's chunks are replaced in one transaction; a re-embed resumes).
+# stays "doing" for ever; a job that ended without finishing its source (the database went
+# away under it) leaves the source "processing". Both are put right every minute
+# (ops/recovery.py): each of Loupe's jobs is safe to run again (a source's chunks are
+# replaced in one transaction; a re-embed resumes).
 @app.periodic(cron="* * * * *")
-@app.task(queue="maintenance", queueing_lock="retry_stalled_jobs", pass_context=True)
-async def retry_stalled_jobs(context: JobContext, timestamp: int) -> None:
-    await requeue_stalled_jobs(context)
-
-
-async def requeue_stalled_jobs(context: JobContext) -> int:
-    manager = context.app.job_manager
-    stalled = list(
-        await manager.get_stalled_jobs(seconds_since_heartbeat=settings.JOB_STALLED_SECONDS)
-    )
-    for job in stalled:
-        await manager.retry_job(job)
-    return len(stalled)
+@app.task(queue="maintenance", queueing_lock="recover_stuck_work")
+def recover_stuck_work(timestamp: int) -> None:
+    recovery.recover_stuck_work()
 
 
 # Finished jobs pile up in procrastinate_jobs (and their events); the admin needs recent

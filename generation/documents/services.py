@@ -33,6 +33,8 @@ from generation.documents.structured import InvalidOutput, generate_json, parse
 from library.languages import detect_language
 from library.models import Source
 from notebooks.models import Notebook, NotebookSource
+from ops import recovery
+from ops.database import is_lost_database
 from providers.chat import chat_available
 from providers.errors import ProviderError
 from providers.tokens import estimate_tokens
@@ -97,8 +99,10 @@ def retry_document(*, document: GeneratedDocument) -> GeneratedDocument:
 
     with transaction.atomic():
         document = GeneratedDocument.objects.select_for_update().get(pk=document.pk)
-        if not document.is_finished:
+        # Busy only while a live job holds it (ops/recovery.py).
+        if not document.is_finished and recovery.is_held(recovery.DOCUMENT, document.pk):
             raise DocumentBusy(f"“{document}” is already being made.")
+        recovery.release_dead_jobs(recovery.DOCUMENT, document.pk)
         document.status = GeneratedDocument.Status.QUEUED
         document.error = ""
         document.stage = GeneratedDocument.Stage.NONE
@@ -158,6 +162,8 @@ def generate_document(*, document_id: int, raise_transient: bool = False) -> Gen
         _fail(document, message_of(exc))
         return document
     except Exception as exc:
+        if raise_transient and is_lost_database(exc):
+            raise  # the job runs again once the database is back (ops/database.py)
         logger.exception("generating document %s failed", document.pk)
         _fail(
             document,
@@ -401,18 +407,25 @@ def document_svg(*, document: GeneratedDocument) -> str:
     raise ValueError(f"A {document.kind} has no SVG.")
 
 
-def wait_for_document(document_id: int, *, poll_seconds: float = 1.0) -> GeneratedDocument:
-    """Block until the document is ready (and indexed) or failed, running the "generate"
-    queue in this process meanwhile (another worker may be making it)."""
-    import time
+def wait_for_document(
+    document_id: int, *, poll_seconds: float = 1.0, idle_seconds: float | None = None
+) -> GeneratedDocument:
+    """Block until the document is ready (and indexed) or failed. A worker may be making
+    it; without one, its own job (and only that) runs in this process (ops/waiting.py).
+    Raises ops.waiting.GaveUp when nothing moved for `idle_seconds` (WAIT_IDLE_SECONDS)."""
+    from ops.waiting import Waiting, wait_for
 
-    from ingest.worker import drain_queue
-
-    while True:
-        document = GeneratedDocument.objects.get(pk=document_id)
-        if document.is_finished and not document.stage:
-            return document
-        drain_queue("generate")
-        document = GeneratedDocument.objects.get(pk=document_id)
-        if not (document.is_finished and not document.stage):
-            time.sleep(poll_seconds)
+    [document] = wait_for(
+        Waiting(
+            work=recovery.DOCUMENT,
+            ids=[document_id],
+            is_done=lambda document: document.is_finished and not document.stage,
+            describe=lambda document: (
+                f"{document.get_kind_display()} #{document.pk} is "
+                f"{document.status}" + (f" ({document.stage})" if document.stage else "")
+            ),
+            idle_seconds=settings.WAIT_IDLE_SECONDS if idle_seconds is None else idle_seconds,
+            poll_seconds=poll_seconds,
+        )
+    )
+    return document

@@ -81,11 +81,11 @@ def wait_until(predicate, *, seconds: float, what: str, worker: subprocess.Popen
 
 def requeue_stalled_jobs() -> None:
     """Run the periodic upkeep task that re-queues stalled jobs, as a worker would."""
-    from ops.tasks import retry_stalled_jobs
+    from ops.tasks import recover_stuck_work
 
-    waiting = ProcrastinateJob.objects.filter(task_name=retry_stalled_jobs.name, status="todo")
+    waiting = ProcrastinateJob.objects.filter(task_name=recover_stuck_work.name, status="todo")
     if not waiting.exists():
-        retry_stalled_jobs.defer(timestamp=0)
+        recover_stuck_work.defer(timestamp=0)
     drain_queue("maintenance")
 
 

@@ -11,11 +11,7 @@ import pytest
 from ops.tests.stack import (
     REPO,
     TEST_SECRET_KEY,
-    free_port,
-    get,
     production_env,
-    stop,
-    wait_for_server,
 )
 
 # Settings load without a database connection; this address is never dialled.
@@ -81,31 +77,3 @@ def test_a_laptop_starts_with_no_configuration_and_keeps_its_generated_key(tmp_p
     assert len(key) >= 50 and key != TEST_SECRET_KEY
     assert second.stdout == first.stdout  # the same key after a restart
     assert (tmp_path / "secret_key").stat().st_mode & 0o777 == 0o600
-
-
-@pytest.mark.django_db(transaction=True)
-def test_manage_py_serve_turns_debug_on_for_local_use(tmp_path):
-    from ops.tests.stack import database_url
-
-    env = {
-        "PATH": production_env(tmp_path)["PATH"],
-        "HOME": str(tmp_path),
-        "LOUPE_DATA_DIR": str(tmp_path),
-        "DATABASE_URL": database_url(),
-    }
-    port = free_port()
-    server = subprocess.Popen(
-        [sys.executable, "manage.py", "serve", "--no-worker", "--port", str(port)],
-        cwd=REPO,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        wait_for_server(f"http://127.0.0.1:{port}/", server)
-        status, body = get(f"http://127.0.0.1:{port}/no-such-page/")
-    finally:
-        stop(server)
-
-    assert status == 404
-    assert b"Using the URLconf defined in" in body  # Django's debug 404 page

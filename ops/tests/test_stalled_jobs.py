@@ -16,7 +16,7 @@ from procrastinate.contrib.django.models import ProcrastinateJob
 from ingest.services import add_source
 from ingest.worker import drain_queue
 from library.models import Source
-from ops.tasks import delete_old_jobs, retry_stalled_jobs
+from ops.tasks import delete_old_jobs, recover_stuck_work
 
 
 def worker_dies_holding_the_job(job_id: int) -> None:
@@ -64,7 +64,7 @@ def test_a_job_left_running_by_a_dead_worker_is_retried_and_finishes(fake_openai
     drain_queue("ingest")
     assert ProcrastinateJob.objects.get(pk=job.pk).status == "doing"  # nobody takes it
 
-    run_now(retry_stalled_jobs)
+    run_now(recover_stuck_work)
 
     assert ProcrastinateJob.objects.get(pk=job.pk).status == "todo"
     drain_queue("ingest")

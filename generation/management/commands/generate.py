@@ -11,6 +11,7 @@ from generation.documents.kinds import KINDS
 from generation.documents.models import GeneratedDocument
 from generation.documents.services import LANGUAGES, request_document, wait_for_document
 from notebooks.services import parse_source_ids, source_choice
+from ops.waiting import GaveUp
 from sharing import access
 from sharing.models import Role
 
@@ -18,7 +19,8 @@ from sharing.models import Role
 class Command(BaseCommand):
     help = (
         "Generate one document (report, quiz, table, mind map, infographic or audio overview) "
-        "from a notebook's sources and wait for it. Exit status 1 when it failed."
+        "from a notebook's sources and wait for it (with no worker running, its job runs "
+        "here). Exit status 1 when it failed."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -37,6 +39,14 @@ class Command(BaseCommand):
             "(default: the sources ticked for you on the notebook page)",
         )
         parser.add_argument("--json", action="store_true", help="print one JSON object")
+        parser.add_argument(
+            "--give-up-after",
+            type=float,
+            default=None,
+            metavar="SECONDS",
+            help="stop waiting when the document has not moved for this long (default: "
+            "WAIT_IDLE_SECONDS, 600); it stays queued for a worker",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         User = get_user_model()
@@ -49,6 +59,8 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from exc
         if notebook is None:
             raise CommandError(f"{user.get_username()} has no notebook {options['notebook']!r}.")
+        if options["give_up_after"] is not None and options["give_up_after"] <= 0:
+            raise CommandError("--give-up-after must be more than 0 seconds.")
         try:
             chosen = source_choice(user=user, notebook=notebook).searched
             if options["sources"] is not None:
@@ -62,7 +74,10 @@ class Command(BaseCommand):
             )
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
-        document = wait_for_document(document.pk)
+        try:
+            document = wait_for_document(document.pk, idle_seconds=options["give_up_after"])
+        except GaveUp as exc:
+            raise CommandError(str(exc)) from exc
         content: Any = document.content
         if document.kind == GeneratedDocument.Kind.AUDIO:
             content = document.audio.path if document.audio else None

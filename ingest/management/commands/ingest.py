@@ -11,9 +11,10 @@ from django.core.files import File
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from ingest.services import UploadRejected, add_source, add_url
-from ingest.worker import wait_for_sources
+from ingest.worker import source_name, source_progress, wait_for_sources
 from library.models import Preferences, Source
 from notebooks.services import get_or_create_notebook
+from ops.waiting import GaveUp
 from sharing import access
 from sharing.models import Role
 
@@ -23,8 +24,9 @@ URL_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
 class Command(BaseCommand):
     help = (
         "Add files and web pages (http:// or https:// URLs) to a notebook, process them and "
-        "wait. Creates the user (without a usable password) and the notebook when missing. "
-        "Exit status 1 when any source failed."
+        "wait: with no worker running, it runs their jobs (only theirs) itself. Creates the "
+        "user (without a usable password) and the notebook when missing. Exit status 1 when "
+        "any source failed."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -35,6 +37,14 @@ class Command(BaseCommand):
         parser.add_argument("--notebook", required=True, help="notebook title")
         parser.add_argument("--json", action="store_true", help="one JSON line per source")
         parser.add_argument(
+            "--give-up-after",
+            type=float,
+            default=None,
+            metavar="SECONDS",
+            help="stop waiting when no source has moved for this long (default: "
+            "WAIT_IDLE_SECONDS, 600); the sources stay queued for a worker",
+        )
+        parser.add_argument(
             "--pdf-capture",
             choices=["text", "vision", "auto"],
             default=None,
@@ -44,6 +54,8 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         as_json: bool = options["json"]
+        if options["give_up_after"] is not None and options["give_up_after"] <= 0:
+            raise CommandError("--give-up-after must be more than 0 seconds.")
         # With --json, stdout holds only the result lines; everything else goes to stderr.
         say = self.stderr.write if as_json else self.stdout.write
 
@@ -106,13 +118,23 @@ class Command(BaseCommand):
             if not added.created:
                 say(f"{result['name']}: already in the library, linked to the notebook.")
 
+        said: dict[int, str] = {}
+
         def progress(sources: list[Source]) -> None:
             for source in sources:
-                if source.status == Source.Status.PROCESSING and source.progress_total:
-                    done, total = source.progress_done, source.progress_total
-                    say(f"{source.filename or source.url}: embedded {done}/{total} chunks")
+                if source.status != Source.Status.PROCESSING:
+                    continue
+                line = f"{source_name(source)}: {source_progress(source)}"
+                if said.get(source.pk) != line:
+                    said[source.pk] = line
+                    say(line)
 
-        for source in wait_for_sources(queued, on_poll=progress):
+        idle = options["give_up_after"]
+        try:
+            finished = wait_for_sources(queued, on_poll=progress, idle_seconds=idle)
+        except GaveUp as exc:
+            raise CommandError(str(exc)) from exc
+        for source in finished:
             queued[source.pk].update(
                 kind=source.kind,
                 status=source.status,
@@ -135,7 +157,10 @@ class Command(BaseCommand):
                     "which the notebook now links."
                 )
                 continue
-            [source] = wait_for_sources([replacement.pk])
+            try:
+                [source] = wait_for_sources([replacement.pk], idle_seconds=idle)
+            except GaveUp as exc:
+                raise CommandError(str(exc)) from exc
             say(f"{url}: the same content as {source.title!r}, linked to the notebook.")
             queued[source_id].update(
                 source_id=source.pk,

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import subprocess
@@ -7,8 +8,9 @@ import sys
 import time
 from typing import Any
 
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
+
+logger = logging.getLogger(__name__)
 
 
 def web_command(*, host: str, port: int) -> list[str]:
@@ -29,10 +31,20 @@ def web_command(*, host: str, port: int) -> list[str]:
     ]
 
 
+# A worker that crashes is started again after this pause, doubled at each crash in a row
+# (up to the maximum), so that one failing at start-up does not spin.
+RESTART_PAUSE_SECONDS = 1.0
+RESTART_PAUSE_MAX_SECONDS = 60.0
+# A worker that ran this long before it crashed starts a new series of pauses.
+RAN_WELL_SECONDS = 60.0
+
+
 class Command(BaseCommand):
     help = (
         "Start the web server (uvicorn, ASGI) and a Procrastinate worker together; "
-        "Ctrl-C stops both. If either exits, the other is stopped too."
+        "Ctrl-C stops both. A worker that exits is started again (after a pause that grows "
+        "while it keeps exiting); if the web server exits, the worker is stopped too. "
+        "Django's debug pages only with DEBUG=true."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -46,18 +58,17 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         python = sys.executable
-        web = web_command(host=options["host"], port=options["port"])
-        env = dict(os.environ)
-        if "DEBUG" not in env and not settings.PRODUCTION:
-            env["DEBUG"] = "true"  # one person's laptop: Django's error pages help
+        web_argv = web_command(host=options["host"], port=options["port"])
         if options["no_worker"]:
             # Become the server: a stop signal reaches uvicorn itself.
-            os.execve(python, web, env)
-        commands = {"web": web, "worker": [python, "manage.py", "worker"]}
-        processes = {name: subprocess.Popen(command, env=env) for name, command in commands.items()}
+            os.execv(python, web_argv)
+        worker_argv = [python, "manage.py", "worker"]
+        web = subprocess.Popen(web_argv)
+        worker = subprocess.Popen(worker_argv)
+        worker_started = time.monotonic()
         self.stdout.write(
             f"Loupe is running at http://{options['host']}:{options['port']}/ "
-            f"({', '.join(processes)}); press Ctrl-C to stop."
+            "(web, worker); press Ctrl-C to stop."
         )
 
         def stop(*_: Any) -> None:
@@ -65,21 +76,37 @@ class Command(BaseCommand):
 
         signal.signal(signal.SIGTERM, stop)
         exit_code = 0
+        pause = RESTART_PAUSE_SECONDS
+        restart_at: float | None = None
         try:
             while True:
-                for name, process in processes.items():
-                    if process.poll() is not None:
-                        self.stderr.write(f"The {name} process exited ({process.returncode}).")
-                        exit_code = process.returncode or 1
-                        raise KeyboardInterrupt
+                if web.poll() is not None:
+                    logger.error("the web server exited (%s); stopping the worker", web.returncode)
+                    exit_code = web.returncode or 1
+                    break
+                now = time.monotonic()
+                if restart_at is None and worker.poll() is not None:
+                    if now - worker_started > RAN_WELL_SECONDS:
+                        pause = RESTART_PAUSE_SECONDS
+                    logger.error(
+                        "the worker exited (%s); starting it again in %.0f s",
+                        worker.returncode,
+                        pause,
+                    )
+                    restart_at = now + pause
+                    pause = min(pause * 2, RESTART_PAUSE_MAX_SECONDS)
+                if restart_at is not None and now >= restart_at:
+                    worker = subprocess.Popen(worker_argv)
+                    worker_started, restart_at = now, None
+                    logger.warning("started the worker again (pid %s)", worker.pid)
                 time.sleep(0.5)
         except KeyboardInterrupt:
             pass
         finally:
-            for process in processes.values():
+            for process in (web, worker):
                 if process.poll() is None:
                     process.terminate()
-            for process in processes.values():
+            for process in (web, worker):
                 try:
                     process.wait(timeout=15)
                 except subprocess.TimeoutExpired:
