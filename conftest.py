@@ -32,6 +32,18 @@ def media_root(settings, tmp_path):
 
 
 @pytest.fixture(autouse=True)
+def english_between_tests():
+    """Each test starts in the default language: a German request leaves German active in
+    its thread (LocaleMiddleware activates, nothing deactivates), and messages made later
+    by services would be German."""
+    from django.utils import translation
+
+    translation.deactivate()
+    yield
+    translation.deactivate()
+
+
+@pytest.fixture(autouse=True)
 def fast_password_hashing(settings):
     # PBKDF2's deliberate slowness costs ~0.4 s per user created; tests need no security.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
