@@ -385,7 +385,8 @@ CONTENT_SECURITY_POLICY = {
     }
 }
 
-# Logs go to stdout; as one JSON object per line in production (LOG_FORMAT=json).
+# Logs go to stderr, so that stdout holds only what a command prints (`--json` output stays
+# parseable); as one JSON object per line in production (LOG_FORMAT=json).
 LOG_FORMAT = env_str("LOG_FORMAT", "json" if PRODUCTION else "text").lower()
 if LOG_FORMAT not in {"json", "text"}:
     raise ImproperlyConfigured(f"LOG_FORMAT must be json or text, got {LOG_FORMAT!r}")
@@ -399,7 +400,7 @@ LOGGING = {
     "handlers": {
         "console": {
             "class": "logging.StreamHandler",
-            "stream": "ext://sys.stdout",
+            "stream": "ext://sys.stderr",
             "formatter": LOG_FORMAT,
         }
     },
