@@ -6,7 +6,7 @@ PIP := $(PY) -m pip
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test install install-dev lint bench stop-db clean
+.PHONY: run admin test install install-dev lint bench stop-db clean
 
 $(VENV)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -22,11 +22,18 @@ install: $(VENV)/.installed
 
 install-dev: $(VENV)/.installed-dev
 
+# Listens on HOST:PORT (127.0.0.1:8000): `make run PORT=8613`, `make run HOST=0.0.0.0`.
 run: install
+	scripts/install-system-packages --run
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py collectstatic --noinput --verbosity 0
 	$(PY) manage.py demo_user
 	$(PY) manage.py serve --host $(HOST) --port $(PORT)
+
+# An administrator for /admin/ (the demo user is none): asks for a name and a password.
+admin: install
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py createsuperuser
 
 test: install-dev
 	scripts/install-system-packages

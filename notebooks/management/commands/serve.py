@@ -10,6 +10,8 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
+from notebooks.first_run import first_run_box, wait_until_listening
+
 
 def web_command(*, host: str, port: int) -> list[str]:
     """The ASGI server, as `make run` starts it and docker-compose.yml's web container runs
@@ -55,10 +57,10 @@ class Command(BaseCommand):
             os.execve(python, web, env)
         commands = {"web": web, "worker": [python, "manage.py", "worker"]}
         processes = {name: subprocess.Popen(command, env=env) for name, command in commands.items()}
-        self.stdout.write(
-            f"Loupe is running at http://{options['host']}:{options['port']}/ "
-            f"({', '.join(processes)}); press Ctrl-C to stop."
-        )
+        # After the server's own start-up lines, so that the box is the last thing shown.
+        if wait_until_listening(options["host"], options["port"], processes["web"]):
+            self.stdout.write(first_run_box(options["host"], options["port"]))
+            self.stdout.flush()  # a pipe (make run | tee) would hold it back
 
         def stop(*_: Any) -> None:
             raise KeyboardInterrupt
