@@ -6,16 +6,17 @@ PIP := $(PY) -m pip
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run admin test install install-dev lint bench stop-db clean
+.PHONY: run admin test install install-dev lock lint bench stop-db clean
 
-$(VENV)/.installed: requirements.txt
+# From the lock files only: every package pinned and checked against its hash, so every
+# machine gets the same packages (`make lock` makes them from requirements*.txt).
+$(VENV)/.installed: requirements.lock
 	$(PYTHON) -m venv $(VENV)
-	$(PIP) install --quiet --upgrade pip
-	$(PIP) install --quiet -r requirements.txt
+	$(PIP) install --quiet --require-hashes -r requirements.lock
 	touch $@
 
-$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt
-	$(PIP) install --quiet -r requirements-dev.txt
+$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.lock
+	$(PIP) install --quiet --require-hashes -r requirements-dev.lock
 	touch $@
 
 install: $(VENV)/.installed
@@ -39,6 +40,10 @@ test: install-dev
 	scripts/install-system-packages
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/pytest
+
+# After changing requirements.txt or requirements-dev.txt (the tests fail until then).
+lock: install-dev
+	scripts/lock-requirements
 
 lint: install-dev
 	$(VENV)/bin/ruff check .
