@@ -39,6 +39,7 @@ admin: install
 test: install-dev
 	scripts/install-system-packages
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy .
 	$(VENV)/bin/pytest
 
 # After changing requirements.txt or requirements-dev.txt (the tests fail until then).

@@ -22,7 +22,9 @@ class SyncChainASGIHandler(ASGIHandler):
         super().load_middleware(is_async=False)
         # thread_sensitive: the request's own thread (Django's ThreadSensitiveContext), the
         # one a streamed answer's steps run in too (notebooks/views.py).
-        self._middleware_chain = sync_to_async(self._middleware_chain, thread_sensitive=True)
+        # django-stubs leaves the chain's type undeclared.
+        chain = self._middleware_chain  # type: ignore[has-type]
+        self._middleware_chain = sync_to_async(chain, thread_sensitive=True)
 
 
 django.setup(set_prefix=False)  # what Django's get_asgi_application() does first

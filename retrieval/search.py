@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import connection, models, transaction
 
 from library.models import Chunk, Source
 from library.vector_indexes import indexed_type
@@ -153,7 +154,7 @@ def _run(sql: str, params: dict[str, Any]) -> list[Hit]:
     return [_hit(row) for row in ranked]
 
 
-def _from_row(model: type, fields: list, values: tuple) -> Any:
+def _from_row(model: type[models.Model], fields: list, values: Sequence[Any]) -> Any:
     """A model instance from its columns as PostgreSQL sent them, converted as Django's
     own queries convert them (a JSONField's text parsed, for one)."""
     converted = []

@@ -25,7 +25,7 @@ INPUT = re.compile(r"^# inputs sha256: (\S+) ([0-9a-f]{64})$")
 def entries(lock: str) -> list[tuple[str, str, Marker | None, list[str]]]:
     """(name, version, marker, hashes) of every package the lock file names."""
     text = (REPO / lock).read_text()
-    found = []
+    found: list[tuple[str, str, Marker | None, list[str]]] = []
     # One entry: "name==version [; marker] \" then its "--hash=…" lines.
     for block in re.split(r"\n(?=[A-Za-z0-9])", text):
         first, *rest = block.split("\n")
@@ -42,7 +42,7 @@ def entries(lock: str) -> list[tuple[str, str, Marker | None, list[str]]]:
 
 
 def pins(requirements: str) -> dict[str, str]:
-    pinned = {}
+    pinned: dict[str, str] = {}
     for line in (REPO / requirements).read_text().splitlines():
         line = line.split("#")[0].strip()
         if not line or line.startswith("-r"):
@@ -81,7 +81,7 @@ def test_every_package_of_the_lock_is_pinned_and_hashed(lock):
 @pytest.mark.parametrize("lock", list(LOCKS))
 def test_every_requirement_is_in_the_lock_at_its_pinned_version(lock):
     locked = {name: version for name, version, marker, _ in entries(lock) if _applies(marker)}
-    wanted = {}
+    wanted: dict[str, str] = {}
     for requirements in LOCKS[lock]:
         if requirements.endswith(".txt"):
             wanted |= pins(requirements)
