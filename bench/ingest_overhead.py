@@ -1,4 +1,4 @@
-"""Ingest overhead (issue 6, item 1): time from add_source to `ready` for a 117-page text
+"""Ingest overhead: time from add_source to `ready` for a 117-page text
 PDF with an instant embedder (the test OpenAI server), divided by pypdf's raw extraction
 of the same file. Target <= 1.3x. Capture mode "text": `auto` may send illegible pages
 to the vision model, which is not what this measures.

@@ -1,4 +1,4 @@
-"""Retrieval latency at scale (issue 6, item 3): question -> ranked passages, p50/p95,
+"""Retrieval latency at scale: question -> ranked passages, p50/p95,
 exact scan against HNSW (iterative scan, notebook filter), with HNSW recall@8 against
 the exact ranking, at 10k / 100k (/ 1M) chunks of 384 and 1024 dimensions.
 

@@ -146,7 +146,7 @@ def _run(sql: str, params: dict[str, Any]) -> list[Hit]:
         # Not in a transaction (a request answering a question): both statements go in one
         # message, which PostgreSQL runs as one implicit transaction, so the settings end
         # with it; one round trip instead of four (BEGIN, settings, statement, ROLLBACK),
-        # on the way to every answer's first token (bench/README.md, item 4).
+        # on the way to every answer's first token (bench/README.md, streaming overhead).
         with connection.cursor() as cursor:
             cursor.execute(_SEARCH_SETTINGS + ";\n" + sql, params)
             cursor.nextset()
