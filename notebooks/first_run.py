@@ -45,7 +45,7 @@ def audio_status() -> str:
         engine = tts.engine_name()
     except tts.SpeechUnavailable as exc:
         return f"off: {exc}"
-    return f"on ({engine})"
+    return f"on: {engine}"
 
 
 def address(host: str, port: int) -> str:
