@@ -14,9 +14,10 @@ class SyncChainASGIHandler(ASGIHandler):
     chain, so a request crossed between the event loop and its thread for each
     async-capable middleware's process_request and process_response, back for WhiteNoise,
     and again for CSRF's process_view and for the view: about 18 crossings, several ms of a
-    streamed answer's first token (bench/README.md, streaming overhead). Built as WSGI builds it, the
-    middleware and the view run in the request's thread in one crossing. Responses are
-    still sent by the event loop, and a streamed answer's async iterator is read there."""
+    streamed answer's first token (bench/README.md, streaming overhead). Built as WSGI
+    builds it, the middleware and the view run in the request's thread in one crossing.
+    Responses are still sent by the event loop, and a streamed answer's async iterator is
+    read there."""
 
     def load_middleware(self, is_async: bool = False) -> None:
         super().load_middleware(is_async=False)
