@@ -126,3 +126,16 @@ def test_the_installed_packages_are_the_locked_versions():
 
 def _applies(marker: Marker | None) -> bool:
     return marker is None or marker.evaluate()
+
+
+@pytest.mark.parametrize("recipe", ["Makefile", "Dockerfile"])
+def test_make_and_the_image_install_only_from_the_locks_with_hashes(recipe):
+    installs = [
+        line.strip()
+        for line in (REPO / recipe).read_text().splitlines()
+        if re.search(r"pip\)? install", line, flags=re.IGNORECASE)
+    ]
+
+    assert installs, f"{recipe} installs nothing"
+    for line in installs:
+        assert re.search(r"--require-hashes -r requirements(-dev)?\.lock$", line), line
