@@ -20,8 +20,9 @@ RUN useradd --create-home --uid 1000 --user-group loupe \
     && chown loupe:loupe /data
 
 WORKDIR /app
-COPY requirements.txt .
-RUN pip install -r requirements.txt
+# The lock: every package pinned and checked against its hash, as `make` installs it.
+COPY requirements.lock .
+RUN pip install --require-hashes -r requirements.lock
 
 COPY . .
 # Static files are collected into the image (not the data volume), compressed for

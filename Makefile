@@ -6,32 +6,45 @@ PIP := $(PY) -m pip
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test install install-dev lint bench stop-db clean
+.PHONY: run admin test install install-dev lock lint bench stop-db clean
 
-$(VENV)/.installed: requirements.txt
+# From the lock files only: every package pinned and checked against its hash, so every
+# machine gets the same packages (`make lock` makes them from requirements*.txt).
+$(VENV)/.installed: requirements.lock
 	$(PYTHON) -m venv $(VENV)
-	$(PIP) install --quiet --upgrade pip
-	$(PIP) install --quiet -r requirements.txt
+	$(PIP) install --quiet --require-hashes -r requirements.lock
 	touch $@
 
-$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt
-	$(PIP) install --quiet -r requirements-dev.txt
+$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.lock
+	$(PIP) install --quiet --require-hashes -r requirements-dev.lock
 	touch $@
 
 install: $(VENV)/.installed
 
 install-dev: $(VENV)/.installed-dev
 
+# Listens on HOST:PORT (127.0.0.1:8000): `make run PORT=8613`, `make run HOST=0.0.0.0`.
 run: install
+	scripts/install-system-packages --run
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py collectstatic --noinput --verbosity 0
 	$(PY) manage.py demo_user
 	$(PY) manage.py serve --host $(HOST) --port $(PORT)
 
+# An administrator for /admin/ (the demo user is none): asks for a name and a password.
+admin: install
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py createsuperuser
+
 test: install-dev
 	scripts/install-system-packages
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy .
 	$(VENV)/bin/pytest
+
+# After changing requirements.txt or requirements-dev.txt (the tests fail until then).
+lock: install-dev
+	scripts/lock-requirements
 
 lint: install-dev
 	$(VENV)/bin/ruff check .

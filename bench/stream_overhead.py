@@ -1,4 +1,4 @@
-"""Streaming overhead (issue 6, item 4): what Loupe adds to the model's time to first token.
+"""Streaming overhead: what Loupe adds to the model's time to first token.
 
 The app runs as `manage.py serve` runs it (uvicorn, ASGI) against the test OpenAI server,
 which streams its replies and stamps, on this process's clock, when each request arrived

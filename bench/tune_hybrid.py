@@ -4,7 +4,7 @@
         --notebook covid-qa-dev --qa ../shared/data/qa/covid-qa-dev/items.jsonl
 
 The notebook must hold the set's documents already (`manage.py ingest`). Prints one line of
-figures per setting. Tune only on covid-qa-dev (issue 4).
+figures per setting. Tune only on covid-qa-dev, the development set.
 """
 
 from __future__ import annotations

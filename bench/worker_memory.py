@@ -1,4 +1,4 @@
-"""Worker memory (issue 6, item 6): peak RSS of a process with the local models loaded and
+"""Worker memory: peak RSS of a process with the local models loaded and
 used once: e5 (embeds 8 real chunks), rapidocr (reads a rendered PDF page) and whisper-base
 (loaded; transcribes one second of tone). Target <= 1.5 GB.
 

@@ -191,9 +191,9 @@ def deferred_usage() -> Iterator[None]:
 
     For the calls before a streamed answer's chat request (the question's embedding, a
     rewrite): ending the block after that request has gone out writes them while the model
-    thinks, instead of before asking it (bench/README.md, item 4). A crash in between loses
-    them, as a crash between a provider's answer and an immediate write would. Must not
-    stay open across a yield (a context variable, like usage_for)."""
+    thinks, instead of before asking it (bench/README.md, streaming overhead). A crash in
+    between loses them, as a crash between a provider's answer and an immediate write would.
+    Must not stay open across a yield (a context variable, like usage_for)."""
     rows: list[_Pending] = []
     token = _deferred.set(rows)
     try:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -18,8 +19,9 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import quote, urlparse
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -213,29 +215,82 @@ def live(live_loupe, transactional_db, settings) -> Iterator[LiveLoupe]:
     models.stream_delay = 0.0
 
 
+@dataclass(frozen=True)
+class Problem:
+    text: str
+    status: int | None = None  # of an answer 4xx/5xx, and the URL it answered
+    url: str = ""
+
+
+class Console:
+    """What went wrong on a page, as its browser saw it: uncaught script errors, console
+    errors (a Content-Security-Policy violation shows only there) and requests that failed
+    or were answered 4xx/5xx. Every test's pages must end with none of them, except the
+    answers the test is about (`page.console.expect(404, "/notebooks/7/")`)."""
+
+    def __init__(self) -> None:
+        self.problems: list[Problem] = []
+        self.expected: set[tuple[int, str]] = set()
+
+    def expect(self, status: int, path: str) -> None:
+        self.expected.add((status, path))
+
+    def unexpected(self) -> list[str]:
+        return [
+            problem.text
+            for problem in self.problems
+            if (problem.status, urlparse(problem.url).path) not in self.expected
+        ]
+
+    def watch(self, page) -> None:
+        page.on("pageerror", lambda error: self.problems.append(Problem(f"script error: {error}")))
+        page.on("console", self._console)
+        page.on("requestfailed", self._failed)
+        page.on("response", self._response)
+
+    def _console(self, message) -> None:
+        if message.type != "error":
+            return
+        url = message.location.get("url", "")
+        status = None
+        # Chromium reports each 4xx/5xx answer here too ("Failed to load resource"), and
+        # htmx the answers it was told to treat as errors (a 429 refusal's notice).
+        if loaded := re.search(r"status of (\d{3})", message.text):
+            status = int(loaded.group(1))
+        elif swapped := re.search(r"Response Status Error Code (\d{3}) from (\S+?),", message.text):
+            status, url = int(swapped.group(1)), swapped.group(2)
+        self.problems.append(Problem(f"console error: {message.text} ({url})", status, url))
+
+    def _response(self, response) -> None:
+        if response.status >= 400:
+            text = f"HTTP {response.status}: {response.request.method} {response.url}"
+            self.problems.append(Problem(text, response.status, response.url))
+
+    def _failed(self, request) -> None:
+        failure = request.failure or ""
+        # A request the page itself gave up (a stopped answer, a poll cut by leaving the
+        # page) is no fault.
+        if "ERR_ABORTED" in failure:
+            return
+        self.problems.append(Problem(f"request failed: {request.method} {request.url} ({failure})"))
+
+
 @pytest.fixture
 def page_for(browser, live):
     """`page_for(username, **context_options)`: a new browser page signed in as that user
-    (created with PASSWORD if missing), through the sign-in form."""
+    (created with PASSWORD if missing), through the sign-in form. After the test, its pages
+    must have had no script or console error and no failed request (Console)."""
     contexts = []
+    pages = []
 
     def open_page(username: str | None = None, **options):
         context = browser.new_context(base_url=live.url, **options)
         context.set_default_timeout(20_000)
         contexts.append(context)
         page = context.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        # A script or style the Content-Security-Policy blocks only shows in the console.
-        page.on(
-            "console",
-            lambda message: (
-                errors.append(message.text)
-                if message.type == "error" and "Content Security Policy" in message.text
-                else None
-            ),
-        )
-        page.js_errors = errors
+        page.console = Console()
+        page.console.watch(page)
+        pages.append(page)
         if username:
             get_user_model().objects.filter(username=username).exists() or (
                 get_user_model().objects.create_user(username=username, password=PASSWORD)
@@ -244,8 +299,10 @@ def page_for(browser, live):
         return page
 
     yield open_page
+    problems = [problem for page in pages for problem in page.console.unexpected()]
     for context in contexts:
         context.close()
+    assert not problems, "the browser reported:\n" + "\n".join(problems)
 
 
 def sign_in(page, username: str) -> None:

@@ -29,6 +29,8 @@ def test_a_refusal_shows_where_the_action_happened(page_for, live):
     notebook = Notebook.objects.create(owner=rita, title="Limits")
     spend(f"upload:user:{rita.pk}", settings.RATE_LIMIT_UPLOAD)
     spend(f"ask:user:{rita.pk}", settings.RATE_LIMIT_ASK)
+    for action in ("add-url", "upload", "ask/stream"):
+        page.console.expect(429, f"/notebooks/{notebook.pk}/{action}/")
     page.goto(f"/notebooks/{notebook.pk}/")
 
     page.fill("#add-url", "https://example.org/page")
@@ -48,5 +50,5 @@ def test_a_refusal_shows_where_the_action_happened(page_for, live):
     page.click(".ask-form button[type=submit]")
     page.wait_for_selector("text=RATE_LIMIT_ASK")
     assert "limit for asking questions" in page.locator("#main").inner_text()
-    assert page.js_errors == []
+    assert page.console.unexpected() == []
     page.screenshot(path=str(live.data_dir / "limits.png"), full_page=True)

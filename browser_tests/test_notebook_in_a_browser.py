@@ -125,7 +125,7 @@ def test_a_new_user_uploads_a_pdf_asks_and_opens_the_cited_page(page_for, live):
     page.wait_for_timeout(1500)
     assert live.models.chunks_sent == sent
     assert not Message.objects.filter(content__startswith="This answer goes on").exists()
-    assert page.js_errors == []
+    assert page.console.unexpected() == []
 
     # The same notebook on a phone, in the light and the dark theme, the passage open:
     # the screenshots in the README.

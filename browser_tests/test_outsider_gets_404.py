@@ -12,6 +12,8 @@ def test_an_outsider_opening_the_notebook_url_gets_404(page_for, live):
     owner = get_user_model().objects.create_user(username="owner-b", password="x" * 12)
     notebook = Notebook.objects.create(owner=owner, title="Private plans")
     page = page_for("mallory")
+    page.console.expect(404, f"/notebooks/{notebook.pk}/")
+    page.console.expect(404, f"/notebooks/{notebook.pk + 1000}/")
 
     response = page.goto(f"/notebooks/{notebook.pk}/")
 

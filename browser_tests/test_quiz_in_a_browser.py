@@ -66,4 +66,4 @@ def test_a_quiz_is_generated_and_answered(page_for, live):
     second.get_by_label("Your answer").fill("All the letters of the alphabet")
     second.locator("button", has_text="Check").click()
     second.locator("text=Right.").wait_for()
-    assert page.js_errors == []
+    assert page.console.unexpected() == []

@@ -65,7 +65,8 @@ def test_two_people_work_in_one_notebook(page_for, live):
     owner_page.once("dialog", lambda prompt: prompt.accept())
     owner_page.click(".member:has-text('vera') button:has-text('Revoke')")
     owner_page.wait_for_selector("text=vera no longer has access")
+    viewer_page.console.expect(404, f"/notebooks/{notebook.pk}/")
     assert viewer_page.goto(f"/notebooks/{notebook.pk}/").status == 404
 
     for page in (owner_page, editor_page, viewer_page):
-        assert page.js_errors == []
+        assert page.console.unexpected() == []

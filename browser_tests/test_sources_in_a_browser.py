@@ -58,4 +58,4 @@ def test_a_dropped_file_is_uploaded_read_shared_and_removed(page_for, live):
     assert "was removed from this notebook" in page.locator("#upload-notes").inner_text()
     assert not NotebookSource.objects.filter(notebook=birds).exists()
     assert NotebookSource.objects.filter(notebook=ponds, source__title="herons").exists()
-    assert page.js_errors == []
+    assert page.console.unexpected() == []

@@ -14,15 +14,18 @@ class SyncChainASGIHandler(ASGIHandler):
     chain, so a request crossed between the event loop and its thread for each
     async-capable middleware's process_request and process_response, back for WhiteNoise,
     and again for CSRF's process_view and for the view: about 18 crossings, several ms of a
-    streamed answer's first token (bench/README.md, item 4). Built as WSGI builds it, the
-    middleware and the view run in the request's thread in one crossing. Responses are
-    still sent by the event loop, and a streamed answer's async iterator is read there."""
+    streamed answer's first token (bench/README.md, streaming overhead). Built as WSGI
+    builds it, the middleware and the view run in the request's thread in one crossing.
+    Responses are still sent by the event loop, and a streamed answer's async iterator is
+    read there."""
 
     def load_middleware(self, is_async: bool = False) -> None:
         super().load_middleware(is_async=False)
         # thread_sensitive: the request's own thread (Django's ThreadSensitiveContext), the
         # one a streamed answer's steps run in too (notebooks/views.py).
-        self._middleware_chain = sync_to_async(self._middleware_chain, thread_sensitive=True)
+        # django-stubs leaves the chain's type undeclared.
+        chain = self._middleware_chain  # type: ignore[has-type]
+        self._middleware_chain = sync_to_async(chain, thread_sensitive=True)
 
 
 django.setup(set_prefix=False)  # what Django's get_asgi_application() does first

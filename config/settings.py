@@ -279,7 +279,7 @@ RETRIEVAL_K_ONE_SOURCE = env_int("RETRIEVAL_K_ONE_SOURCE", 12, minimum=1)
 CHAT_HISTORY_TOKENS = env_int("CHAT_HISTORY_TOKENS", 2000, minimum=0)
 SIMILARITY_FLOOR = env_float("SIMILARITY_FLOOR", -1.0)  # -1: the active model's default
 # dense: cosine similarity alone; hybrid: fused with PostgreSQL full text in each source's
-# language (retrieval/search.py). The default is the one that measures better (README).
+# language (retrieval/search.py). The default is the one that measures better (docs/retrieval.md).
 RETRIEVAL_MODE = env_str("RETRIEVAL_MODE", "hybrid").lower()
 if RETRIEVAL_MODE not in {"dense", "hybrid"}:
     raise ImproperlyConfigured(f"RETRIEVAL_MODE must be dense or hybrid, got {RETRIEVAL_MODE!r}")
@@ -299,8 +299,9 @@ RETRIEVAL_LEXICAL_BUDGET = env_int("RETRIEVAL_LEXICAL_BUDGET", 1000, minimum=0)
 RETRIEVAL_LEXICAL_CAP = env_int("RETRIEVAL_LEXICAL_CAP", 1000, minimum=1)
 # Windows: a long chunk is embedded in parts of this many words (its vector the parts'
 # mean), and hybrid search scores a chunk by its closest part (retrieval/windows.py).
-# "local": for the local models measured with them (e5, README); "on": every model (an API
-# model not measured with them); "off": none. The parts replace the whole chunk's embedding.
+# "local": for the local models measured with them (e5, docs/retrieval.md); "on": every
+# model (an API model not measured with them); "off": none. The parts replace the whole
+# chunk's embedding.
 RETRIEVAL_WINDOWS = env_str("RETRIEVAL_WINDOWS", "local").lower()
 if RETRIEVAL_WINDOWS not in {"local", "on", "off"}:
     raise ImproperlyConfigured(
@@ -309,7 +310,7 @@ if RETRIEVAL_WINDOWS not in {"local", "on", "off"}:
 RETRIEVAL_WINDOW_WORDS = env_int("RETRIEVAL_WINDOW_WORDS", 80, minimum=10)
 # on: a follow-up question in a conversation is rewritten into a standalone search query by
 # one cheap chat call before the search (retrieval/rewrite.py); needs a chat model. Off by
-# default: it could not be measured here, where no chat model runs offline (README).
+# default: it could not be measured here, where no chat model runs offline (docs/retrieval.md).
 RETRIEVAL_QUERY_REWRITE = env_str("RETRIEVAL_QUERY_REWRITE", "off").lower()
 if RETRIEVAL_QUERY_REWRITE not in {"off", "on"}:
     raise ImproperlyConfigured(
@@ -427,7 +428,8 @@ CONTENT_SECURITY_POLICY = {
     }
 }
 
-# Logs go to stdout; as one JSON object per line in production (LOG_FORMAT=json).
+# Logs go to stderr, so that stdout holds only what a command prints (`--json` output stays
+# parseable); as one JSON object per line in production (LOG_FORMAT=json).
 LOG_FORMAT = env_str("LOG_FORMAT", "json" if PRODUCTION else "text").lower()
 if LOG_FORMAT not in {"json", "text"}:
     raise ImproperlyConfigured(f"LOG_FORMAT must be json or text, got {LOG_FORMAT!r}")
@@ -441,7 +443,7 @@ LOGGING = {
     "handlers": {
         "console": {
             "class": "logging.StreamHandler",
-            "stream": "ext://sys.stdout",
+            "stream": "ext://sys.stderr",
             "formatter": LOG_FORMAT,
         }
     },

@@ -13,8 +13,7 @@ class NotebookAdmin(admin.ModelAdmin):
 
 class MessageInline(admin.TabularInline):
     model = Message
-    fields = ["role", "mode", "model", "content", "search_query"]
-    readonly_fields = fields
+    fields = readonly_fields = ("role", "mode", "model", "content", "search_query")
     extra = 0
 
 

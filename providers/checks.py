@@ -24,7 +24,7 @@ def model_configuration(app_configs: Any, **kwargs: Any) -> list[Error | Warning
                 )
             ]
         return []
-    errors = []
+    errors: list[Error | Warning] = []
     for name in ("CHAT_MODEL", "EMBEDDING_MODEL"):
         if not getattr(settings, name):
             errors.append(

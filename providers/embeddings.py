@@ -25,7 +25,7 @@ LOCAL_DEFAULT = local_e5.MODEL_NAME
 # Below its floor a chunk counts as unrelated. e5 puts related and unrelated text between
 # ~0.7 and ~0.9; the universal sentence encoder between ~0 and ~0.5; API models spread
 # wider. Each local floor sits at about the 5th percentile of the answer chunks' similarity
-# on covid-qa-dev (README, "Retrieval quality").
+# on covid-qa-dev (docs/retrieval.md, "Retrieval quality").
 DEFAULT_FLOORS = {local_e5.MODEL_NAME: 0.80, local_fuse.MODEL_NAME: 0.05}
 DEFAULT_FLOOR = 0.3
 

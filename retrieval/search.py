@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import connection, models, transaction
 
 from library.models import Chunk, Source
 from library.vector_indexes import indexed_type
@@ -151,7 +151,7 @@ def _run(sql: str, params: dict[str, Any]) -> list[Hit]:
         # Not in a transaction (a request answering a question): both statements go in one
         # message, which PostgreSQL runs as one implicit transaction, so the settings end
         # with it; one round trip instead of four (BEGIN, settings, statement, ROLLBACK),
-        # on the way to every answer's first token (bench/README.md, item 4).
+        # on the way to every answer's first token (bench/README.md, streaming overhead).
         with connection.cursor() as cursor:
             cursor.execute(_SEARCH_SETTINGS + ";\n" + sql, params)
             cursor.nextset()
@@ -159,7 +159,7 @@ def _run(sql: str, params: dict[str, Any]) -> list[Hit]:
     return [_hit(row) for row in ranked]
 
 
-def _from_row(model: type, fields: list, values: tuple) -> Any:
+def _from_row(model: type[models.Model], fields: list, values: Sequence[Any]) -> Any:
     """A model instance from its columns as PostgreSQL sent them, converted as Django's
     own queries convert them (a JSONField's text parsed, for one)."""
     converted = []

@@ -153,6 +153,16 @@ function noticeText(html) {
     }
   });
 
+  // The highlighted sentence of a long passage, scrolled to the middle of the passage's own
+  // box (only that box scrolls, not the page).
+  function showHighlight(root) {
+    const box = root.querySelector(".chunk-text");
+    const mark = box && box.querySelector("mark");
+    if (!mark || box.scrollHeight <= box.clientHeight) return;
+    const offset = mark.getBoundingClientRect().top - box.getBoundingClientRect().top;
+    box.scrollTop += offset - (box.clientHeight - mark.getBoundingClientRect().height) / 2;
+  }
+
   // A passage opened from a [n]: bring it into view and give it the focus, so keyboard
   // and screen-reader users land on it; Escape or its close button closes it.
   document.addEventListener("htmx:afterSwap", function (event) {
@@ -160,8 +170,25 @@ function noticeText(html) {
     if (target && target.id === "passage" && target.firstElementChild) {
       target.scrollIntoView({ block: "nearest" });
       target.focus({ preventScroll: true });
+      showHighlight(target);
     }
   });
+  // The citation's own page (opened without htmx).
+  document.addEventListener("DOMContentLoaded", function () {
+    const passage = document.querySelector(".passage-panel");
+    if (passage) showHighlight(passage);
+  });
+
+  // The empty chat's hint asks for a source until one is ready, then says to ask: the
+  // sources list refreshes itself (htmx) while they are read, the rest of the page does not.
+  function updateChatHint() {
+    const hint = document.querySelector(".chat-empty[data-msg-ready]");
+    if (hint && document.querySelector("#sources .source-ready")) {
+      hint.textContent = hint.dataset.msgReady;
+      hint.removeAttribute("data-msg-ready");
+    }
+  }
+  document.addEventListener("htmx:afterSettle", updateChatHint);
 
   // The share dialog: the Share link loads the sharing panel (htmx) into a <dialog>, which
   // opens once it is there; without JavaScript the link is an ordinary page.
@@ -247,6 +274,7 @@ function noticeText(html) {
       } else if (xhr.status >= 200 && xhr.status < 300) {
         item.remove();
         htmx.swap("#sources", xhr.responseText, { swapStyle: "outerHTML" });
+        updateChatHint();
       } else {
         fail((form.dataset.msgRefused || "The upload was refused") + " (HTTP " + xhr.status + ").");
       }

@@ -23,7 +23,7 @@ def _get(app, path: str) -> tuple[list[dict], int]:
         crossings += 1
         return await original(self, *args, **kwargs)
 
-    received = []
+    received: list[int] = []
 
     async def receive():
         if received:  # Django then listens for a disconnect until it has answered
@@ -42,13 +42,13 @@ def _get(app, path: str) -> tuple[list[dict], int]:
         "query_string": b"",
         "server": ("testserver", 80),
     }
-    sync.SyncToAsync.__call__ = counted
+    sync.SyncToAsync.__call__ = counted  # type: ignore[method-assign]
     try:
         # A thread with its own event loop, as in limits/tests/test_request_size.py.
         with ThreadPoolExecutor(max_workers=1) as pool:
             pool.submit(asyncio.run, app(scope, receive, send)).result()
     finally:
-        sync.SyncToAsync.__call__ = original
+        sync.SyncToAsync.__call__ = original  # type: ignore[method-assign]
     return sent, crossings
 
 

@@ -42,7 +42,9 @@ def test_a_configured_size_wins_and_a_malformed_one_is_refused():
 def test_the_server_starts_with_the_setting_and_takes_a_new_one_at_its_next_start(tmp_path):
     def shown(url: str) -> str:
         with psycopg.connect(url) as conn:
-            return conn.execute("SHOW shared_buffers").fetchone()[0]
+            row = conn.execute("SHOW shared_buffers").fetchone()
+            assert row is not None
+            return row[0]
 
     try:
         # A new data folder: the settings are in place before its first start.

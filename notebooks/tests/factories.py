@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 
 from library.models import Chunk, Source
 from notebooks.models import Citation, Conversation, Message, Notebook, NotebookSource
 
 
-def make_source(
-    *, owner: AbstractBaseUser, notebook: Notebook, title: str = "Field notes"
-) -> Source:
+def make_source(*, owner: User, notebook: Notebook, title: str = "Field notes") -> Source:
     source = Source.objects.create(
         owner=owner,
         kind=Source.Kind.TEXT,

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.core.files.base import ContentFile
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
@@ -151,8 +152,8 @@ def test_every_path_parameter_has_a_real_object_to_fill_it(route):
 
 @dataclass
 class World:
-    owner: object
-    outsider: object
+    owner: User
+    outsider: User
     notebook: Notebook
     theirs: Notebook  # the outsider's own notebook, to mix with the owner's ids
     pdf: Source
@@ -188,6 +189,7 @@ def build_world(owner, outsider) -> World:
         notebook=notebook, source=pdf, content=f"The {SECRET} sleeps standing [1]. {MARKUP}"
     )
     quote = f"Every {SECRET} sleeps standing. {MARKUP}"
+    assert citation.chunk_id is not None
     Chunk.objects.filter(pk=citation.chunk_id).update(text=quote)
     Citation.objects.filter(pk=citation.pk).update(quote=quote, source_title=pdf.title)
     Message.objects.filter(conversation=citation.message.conversation, role="user").update(

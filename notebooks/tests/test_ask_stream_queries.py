@@ -1,7 +1,7 @@
 """The database work a streamed answer does before its model call, pinned.
 
 Every statement before the chat request is time the reader waits for the first word
-(bench/stream_overhead.py, issue 6 item 4). These counts are what the checks need: the
+(bench/stream_overhead.py). These counts are what the checks need: the
 session and the user, the credit (once), the rate limit (one statement), the notebook
 (and the conversation with its history), its sources, the active embedding model and the
 search. The question's usage row and debit are written after the chat request, while the

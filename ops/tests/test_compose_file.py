@@ -98,4 +98,4 @@ def test_the_image_runs_the_web_server_as_compose_does_and_not_as_root():
     assert re.search(r"^FROM python:3\.11-slim", dockerfile, flags=re.MULTILINE)
     assert re.search(r"^USER loupe$", dockerfile, flags=re.MULTILINE)
     assert "LOUPE_PRODUCTION=true" in dockerfile
-    assert "pip install -r requirements.txt" in dockerfile
+    assert "pip install --require-hashes -r requirements.lock" in dockerfile

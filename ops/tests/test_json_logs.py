@@ -1,5 +1,5 @@
 """Production logs: one JSON object per line, with what was passed as `extra` and any
-traceback, on stdout."""
+traceback, on stderr (stdout is for what commands print)."""
 
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ def test_values_json_cannot_hold_are_written_as_text():
     assert entry["where"].startswith("<object object")
 
 
-def test_the_console_handler_writes_stdout():
+def test_the_console_handler_writes_stderr():
     handler: dict = settings.LOGGING["handlers"]["console"]  # type: ignore[index]
-    assert handler["stream"] == "ext://sys.stdout"
+    assert handler["stream"] == "ext://sys.stderr"
     assert handler["formatter"] in {"json", "text"}

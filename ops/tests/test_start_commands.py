@@ -31,7 +31,7 @@ from ops.tests.stack import (
 
 
 def json_lines(path: Path) -> list[dict]:
-    """Every line the process printed to stdout, each of which must be one JSON object."""
+    """Every line the process logged (to stderr), each of which must be one JSON object."""
     lines = [line for line in path.read_text().splitlines() if line.strip()]
     assert lines, f"{path.name} is empty"
     entries = [json.loads(line) for line in lines]
@@ -80,7 +80,7 @@ def test_migrate_web_and_worker_commands_run_the_stack(
     web_log, worker_log = tmp_path / "web.log", tmp_path / "worker.log"
     web_command = container_command(config, "web", host="127.0.0.1", port=str(port))
     with web_log.open("wb") as out:
-        web = subprocess.Popen(web_command, cwd=REPO, env=env, stdout=out)
+        web = subprocess.Popen(web_command, cwd=REPO, env=env, stderr=out)
     worker = None
     try:
         wait_for_server(f"http://127.0.0.1:{port}/", web)
@@ -97,7 +97,7 @@ def test_migrate_web_and_worker_commands_run_the_stack(
 
         with worker_log.open("wb") as out:
             worker = subprocess.Popen(
-                container_command(config, "worker"), cwd=REPO, env=env, stdout=out
+                container_command(config, "worker"), cwd=REPO, env=env, stderr=out
             )
         wait_until(lambda: healthz(port)[0] == 200, 60, "/healthz to see the worker")
         status, report = healthz(port)

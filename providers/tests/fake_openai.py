@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import email.message
 import email.parser
 import hashlib
 import io
@@ -88,8 +89,10 @@ def parse_multipart(content_type: str, raw: bytes) -> dict[str, Any]:
         raise ValueError("not a multipart body")
     fields: dict[str, Any] = {}
     for part in message.get_payload():
-        name = part.get_param("name", header="content-disposition")
+        assert isinstance(part, email.message.Message)
+        name = str(part.get_param("name", header="content-disposition"))
         content = part.get_payload(decode=True) or b""
+        assert isinstance(content, bytes)
         filename = part.get_filename()
         if filename is None:
             fields[name] = content.decode(errors="replace")
@@ -417,6 +420,7 @@ def _make_handler(controller: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             raw = self.rfile.read(length)
             received_at = time.perf_counter()
             content_type = self.headers.get("Content-Type") or ""
+            body: Any
             try:
                 if content_type.startswith("multipart/form-data"):
                     body = parse_multipart(content_type, raw)

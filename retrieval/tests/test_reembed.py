@@ -103,7 +103,7 @@ def test_chunks_written_during_a_reembed_get_both_vectors_or_are_caught_before_t
     indexed, fake_openai, notebook, add_ready_source
 ):
     start_reembed(model=embeddings.configured_model())
-    added = []
+    added: list[object] = []
 
     def add_sources(state: EmbeddingState) -> None:
         if added:
@@ -112,6 +112,7 @@ def test_chunks_written_during_a_reembed_get_both_vectors_or_are_caught_before_t
         added.append(add_ready_source(notebook, b"Bitterns boom in the reeds at dawn.", "b.txt"))
         # Written by a process that had not seen the switch begin: no new vector yet.
         first = Chunk.objects.first()
+        assert first is not None
         added.append(
             Chunk.objects.create(
                 source=first.source,

@@ -7,19 +7,22 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandParser
 
+from notebooks.first_run import DEMO_USERNAME, demo_login_file, shown_path
+
 
 class Command(BaseCommand):
     help = (
         "Create the demo user if missing and print its login. The password is generated "
-        "once and kept in the data folder (demo-login.txt), so the printed login always works."
+        "once and kept in the data folder (demo-login.txt), so the printed login always works. "
+        "The demo user is no admin: `make admin` creates one."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--username", default="demo")
+        parser.add_argument("--username", default=DEMO_USERNAME)
 
     def handle(self, *args: Any, **options: Any) -> None:
         username = options["username"]
-        login_file = settings.DATA_DIR / "demo-login.txt"
+        login_file = demo_login_file()
         User = get_user_model()
         user = User.objects.filter(username=username).first()
         password = login_file.read_text().strip() if login_file.exists() else ""
@@ -32,4 +35,6 @@ class Command(BaseCommand):
             settings.DATA_DIR.mkdir(parents=True, exist_ok=True)
             login_file.write_text(password + "\n")
             login_file.chmod(0o600)
-        self.stdout.write(f"Sign in as: {username}  password: {password}")
+        self.stdout.write(
+            f"Sign in as: {username}  password: {password}  (kept in {shown_path(login_file)})"
+        )

@@ -10,6 +10,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
+from notebooks.first_run import first_run_box, wait_until_listening
+
 logger = logging.getLogger(__name__)
 
 
@@ -66,10 +68,10 @@ class Command(BaseCommand):
         web = subprocess.Popen(web_argv)
         worker = subprocess.Popen(worker_argv)
         worker_started = time.monotonic()
-        self.stdout.write(
-            f"Loupe is running at http://{options['host']}:{options['port']}/ "
-            "(web, worker); press Ctrl-C to stop."
-        )
+        # After the server's own start-up lines, so that the box is the last thing shown.
+        if wait_until_listening(options["host"], options["port"], web):
+            self.stdout.write(first_run_box(options["host"], options["port"]))
+            self.stdout.flush()  # a pipe (make run | tee) would hold it back
 
         def stop(*_: Any) -> None:
             raise KeyboardInterrupt
