@@ -415,7 +415,8 @@ def _passages(pages: dict[int, str], layer: TextLayer) -> tuple[list[Passage], i
     if layer.outline:
         sections = sections_from_outline(layer.outline, pages)
     else:
-        sections, carried = {}, ()
+        sections = {}
+        carried: tuple[str, ...] = ()
         for number, text in pages.items():
             sections[number], carried = starts_from_headings(
                 headings_in_text(text), carried=carried
