@@ -39,6 +39,30 @@ def raw_extraction_seconds() -> tuple[float, int]:
     return time.perf_counter() - started, pages
 
 
+def searchable_seconds() -> float:
+    """Upload to searchable by its words: the job's first slice with no time for vectors
+    (ingest/services.py reads and writes the chunks, then hands the embedding on)."""
+    from django.contrib.auth import get_user_model
+    from django.core.files.base import ContentFile
+
+    from ingest.services import add_source, process_source
+    from notebooks.models import Notebook
+
+    owner = get_user_model().objects.create_user(username=f"bench-{uuid.uuid4().hex[:12]}")
+    notebook = Notebook.objects.create(owner=owner, title="bench")
+    started = time.perf_counter()
+    added = add_source(
+        owner=owner,
+        notebook=notebook,
+        upload=ContentFile(PDF.read_bytes(), name=PDF.name),
+        pdf_capture="text",
+    )
+    source = process_source(source_id=added.source.pk, slice_seconds=0)
+    if source.status != "ready":
+        sys.exit(f"the source did not become searchable: {source.status} {source.error}")
+    return time.perf_counter() - started
+
+
 def ingest_seconds() -> tuple[float, str, int]:
     from django.contrib.auth import get_user_model
     from django.core.files.base import ContentFile
@@ -97,6 +121,7 @@ def main() -> None:
             raw = min(raw_extraction_seconds()[0] for _ in range(args.runs))
             _, pages = raw_extraction_seconds()
             runs = [ingest_seconds() for _ in range(args.runs)]
+            searchable = min(searchable_seconds() for _ in range(args.runs))
     statuses = {status for _, status, _ in runs}
     if statuses != {"ready"}:
         sys.exit(f"ingest did not end ready: {statuses}")
@@ -111,6 +136,7 @@ def main() -> None:
         + ")"
     )
     print(f"overhead: {ratio:.2f}x (target <= {TARGET}x)")
+    print(f"upload -> searchable by its words: {searchable:.2f} s (best of {args.runs})")
     print(f"{pages / best:.1f} pages/s, {chunks / best:.1f} chunks/s")
     print(
         json.dumps(
@@ -122,6 +148,7 @@ def main() -> None:
                 "ingest_s": round(best, 3),
                 "ratio": round(ratio, 3),
                 "target": TARGET,
+                "searchable_s": round(searchable, 3),
                 "pages_per_s": round(pages / best, 1),
                 "chunks_per_s": round(chunks / best, 1),
             }

@@ -44,6 +44,8 @@ logger = logging.getLogger(__name__)
 # The rest of a long source's embedding waits behind new sources (procrastinate runs the
 # highest priority first; new jobs have 0).
 CONTINUATION_PRIORITY = -1
+FAST_BATCH_SECONDS = 1.0
+MAX_EMBED_CHUNKS = 512
 
 
 class UploadRejected(Exception):
@@ -370,11 +372,14 @@ def _embed_pending(source: Source, *, until: float | None, at_least_one: bool = 
         done=_embedded(source),
         total=source.chunk_count,
     )
+    # A batch that took under a second doubles the next one: a fast embedder (an API, the
+    # test server) is not held to a slow local model's batch and its many commits.
+    size = settings.INGEST_EMBED_CHUNKS
     while True:
         pending = list(
             Chunk.objects.filter(source=source, embedding__isnull=True)
             .order_by("ordinal")
-            .values_list("pk", "text")[: settings.INGEST_EMBED_CHUNKS]
+            .values_list("pk", "text")[:size]
         )
         if not pending:
             Source.objects.filter(pk=source.pk).update(
@@ -390,7 +395,10 @@ def _embed_pending(source: Source, *, until: float | None, at_least_one: bool = 
             return True
         if until is not None and time.monotonic() > until and embedded_here:
             return False
+        batch_started = time.monotonic()
         _embed_batch(source, [pk for pk, _ in pending], [text for _, text in pending])
+        if time.monotonic() - batch_started < FAST_BATCH_SECONDS:
+            size = min(size * 2, MAX_EMBED_CHUNKS)
         embedded_here = True
         _report_progress(
             source,
