@@ -73,7 +73,7 @@ def test_an_answer_saved_to_a_note_opens_its_citation_from_the_note(page_for, li
     assert Note.objects.get().citations.count() == 1
     page.set_viewport_size({"width": 1400, "height": 1000})
     page.screenshot(path=str(SCREENSHOTS / "workbench-notes.png"), full_page=False)
-    assert page.js_errors == []
+    assert page.console.unexpected() == []
 
 
 def test_a_written_note_made_a_source_is_asked_about_and_cited(page_for, live):
@@ -106,7 +106,7 @@ def test_a_written_note_made_a_source_is_asked_about_and_cited(page_for, live):
     page.locator("#notes .note-card button", has_text="Stop using as a source").click()
     page.wait_for_selector("#sources .source", state="detached")
     assert page.locator("#notes .note-card", has_text="Kingfishers").count() == 1
-    assert page.js_errors == []
+    assert page.console.unexpected() == []
 
 
 def test_an_unticked_source_is_never_cited_and_none_ticked_means_no_asking(page_for, live):
@@ -138,7 +138,7 @@ def test_an_unticked_source_is_never_cited_and_none_ticked_means_no_asking(page_
     page.click("#choose-sources button[name=all]")
     page.wait_for_selector("#ask-button:not([disabled])")
     assert page.locator("#sources .source-tick:checked").count() == 2
-    assert page.js_errors == []
+    assert page.console.unexpected() == []
 
 
 GUIDED = """# Grey herons
@@ -175,4 +175,4 @@ def test_a_suggested_question_is_asked_with_one_click(page_for, live):
     page.wait_for_selector("#chat .message-assistant a.cite", timeout=60_000)
     assert "What does “herons” say about breeding?" in page.locator("#chat").inner_text()
     assert "heronries" in page.locator("#chat .message-assistant").last.inner_text()
-    assert page.js_errors == []
+    assert page.console.unexpected() == []
