@@ -18,7 +18,9 @@ def offline(fake_openai, settings):
     return fake_openai
 
 
-@pytest.mark.parametrize("kind", ["report", "quiz", "table", "mindmap", "infographic"])
+@pytest.mark.parametrize(
+    "kind", ["report", "quiz", "table", "mindmap", "infographic", "flashcards"]
+)
 def test_each_kind_is_made_extractively_without_a_chat_model(
     offline, studio_sources, make_document, kind
 ):
