@@ -25,7 +25,7 @@ ADMONITION_RE = re.compile(
     r"^(?:Note|Tip|Warning|Caution|Important|Hinweis|Tipp|Warnung|Achtung|Wichtig|Vorsicht)$"
 )
 BULLET_RE = re.compile(r"^(?:[•◦▪●■–*]|-(?=\s)|\d{1,2}[.)](?=\s))\s*")
-MIN_WORDS, MAX_WORDS = 6, 45
+MIN_WORDS, MAX_WORDS = 6, 35
 
 URL_RE = re.compile(r"://|\bwww\.|\b[\w-]+\.(?:org|com|net|html?|de)\b", re.I)
 VERSION_RE = re.compile(r"\b\d+\.\d+\.\d+|\b(?:version|Version|release|Release)\s*\d|\bv\d+\.\d")
@@ -47,11 +47,16 @@ LEANING_START_RE = re.compile(
     r"^(?:It|This|These|That|Those|They|Such|Here|There|He|She|So|But|And|Or|Also|Then|"
     r"Otherwise|Similarly|Es|Dies|Diese|Dieser|Dieses|Hier|Dort|Er|Aber|Und|Oder|"
     r"Auch|Dann|Sonst|Also|Daher|Dabei|Jetzt|Dazu|Deshalb|Danach|Somit|Dennoch|Trotzdem|"
-    r"Außerdem|Zudem|Please|Bitte|See|Siehe|Lesen Sie|Note|Hinweis|I|Ich)\b"
+    r"Außerdem|Zudem|Hierbei|Hiermit|Dort|Please|Bitte|See|Siehe|Lesen Sie|Note|Hinweis|I|Ich)\b"
     r"|^\d+[A-ZÄÖÜ]"  # a footnote's number run into the sentence
 )
-FIRST_PERSON_RE = re.compile(r"\b(?:I|ich|mein\w*|my)\b")
-ENDS_ON_ABBREVIATION_RE = re.compile(r"\b(?:e\.g|i\.e|z\.\s?B|d\.\s?h|bzw|vgl|cf)\.$", re.I)
+FIRST_PERSON_RE = re.compile(r"\b(?:I|me|my|ich|mir|mich|mein\w*)\b")
+# An instruction to the reader ("Wählen Sie … aus"): a step, not a statement.
+IMPERATIVE_RE = re.compile(r"^[A-ZÄÖÜ]\w*en Sie\b")
+# A sentence cut at an abbreviation's full stop ("… such as, e.g.", "(a.k.a.").
+ENDS_ON_ABBREVIATION_RE = re.compile(
+    r"\b(?:e\.g|i\.e|a\.k\.a|z\.\s?B|d\.\s?h|u\.\s?a|bzw|vgl|cf|ca|evtl|ggf|usw)\.$", re.I
+)
 # A token of code or a path: a reader quotes prose, not a command line.
 TECHNICAL_RE = re.compile(r"[/\\=$<>{}|_@#^~]|^-|\w\(\d\)|\w:\d")
 # Two lines of a table or a box run together: "… setuid root binary For applications …".
@@ -149,10 +154,16 @@ def read_sentences(chunks: list[Chunk]) -> list[Sentence]:
 
 
 def is_whole(text: str) -> bool:
-    """Starts like a sentence (a capital or a digit) and ends with a full stop or "!"."""
-    body = text.lstrip("\"'“„”‘’«»([")
-    starts = bool(body) and (body[0].isupper() or bool(re.match(r"\d+ [^\W\d]", body)))
-    return starts and text.endswith((".", "!"))
+    """Starts like a sentence (a capital) and ends with a full stop or "!", not at an
+    abbreviation."""
+    body = text.lstrip("\"'“„”‘’«»")
+    # A sentence that starts with a number is mostly the tail of one cut at an abbreviation.
+    return (
+        bool(body)
+        and body[0].isupper()
+        and text.endswith((".", "!"))
+        and not ENDS_ON_ABBREVIATION_RE.search(text)
+    )
 
 
 def is_prose(text: str, language: str = "") -> bool:
@@ -181,7 +192,7 @@ def stands_alone(text: str, language: str = "") -> bool:
         and not SELF_REFERENCE_RE.search(text)
         and not LEANING_START_RE.match(text)
         and not FIRST_PERSON_RE.search(text)
-        and not ENDS_ON_ABBREVIATION_RE.search(text)
+        and not IMPERATIVE_RE.match(text)
     )
 
 

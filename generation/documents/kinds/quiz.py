@@ -148,7 +148,7 @@ def _rules(sentences: list[Sentence], terms: list[Definition]) -> list[Definitio
     return found
 
 
-def _distractors(answer: Definition, pool: list[Definition], rng: random.Random) -> list[str]:
+def distractors(answer: Definition, pool: list[Definition], rng: random.Random) -> list[str]:
     """Up to three other terms of the same kind from the same source, the nearest in length
     first; terms of another kind only to make up two."""
     others = [
@@ -196,7 +196,7 @@ def extractive(inputs: Inputs, *, notebook_title: str, seed: int = 0) -> dict[st
         explanation = _("The source says: “%(sentence)s”") % {"sentence": item.sentence.text}
         explanation += " " + cite(inputs, item.sentence.chunk)
         question = _("Fill in the blank: %(sentence)s") % {"sentence": cloze}
-        others = _distractors(item, pool, rng)
+        others = distractors(item, pool, rng)
         if len(others) >= 2:
             options = [item.term, *others]
             rng.shuffle(options)
