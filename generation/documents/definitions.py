@@ -51,6 +51,13 @@ CLAUSE_WORDS_RE = re.compile(
 )
 
 
+# "X is an exception", "X ist ein Beispiel": the form of a definition, saying nothing of X.
+NOT_DEFINING_RE = re.compile(
+    r"^\s*(?:(?:good|bad|typical|common|notable)\s+)?(?:exception|example|Ausnahme|Beispiel)\b",
+    re.I,
+)
+
+
 @dataclass(frozen=True)
 class Definition:
     term: str  # as written in the sentence, without quotes
@@ -68,7 +75,7 @@ def term_kind(term: str) -> str:
     return "phrase"
 
 
-def _clean_term(raw: str) -> str | None:
+def _clean_term(raw: str, language: str) -> str | None:
     term = " ".join(raw.split()).strip(QUOTES + " ")
     words = term.split()
     if not words or len(words) > MAX_TERM_WORDS or len(term) > MAX_TERM_CHARS:
@@ -79,6 +86,10 @@ def _clean_term(raw: str) -> str | None:
         return None
     if "/" in term or not re.search(r"[^\W\d_]{2}", term) or any(q in term for q in QUOTES):
         return None
+    # German capitalises its nouns: a term led by a small word is an adjective's phrase
+    # ("populärer Anwendungsfall"), and one with "von" a clause ("Lesen von Skripten").
+    if language == "de" and len(words) > 1 and (words[0][0].islower() or "von" in words):
+        return None
     return term
 
 
@@ -88,9 +99,9 @@ def definition_of(sentence: Sentence) -> Definition | None:
         return None
     for pattern in (SUBJECT_RE, NAMED_RE):
         match = pattern.search(sentence.text)
-        if match:
+        if match and not NOT_DEFINING_RE.search(sentence.text[match.end() :][:40]):
             raw = next(group for group in match.groups() if group)
-            term = _clean_term(raw)
+            term = _clean_term(raw, sentence.language)
             if term:
                 return Definition(term=term, sentence=sentence, kind=term_kind(term))
     return None

@@ -105,11 +105,14 @@ def test_an_event_is_a_date_or_a_year_a_word_places_in_time(text, dates):
         ("Ein Inode ist eine Datenstruktur für die Attribute einer Datei.", "Inode", "name"),
         ("Das Ganze betrachtet wird als Verzeichnisbaum bezeichnet.", "Verzeichnisbaum", "name"),
         ("It is a very smart viewer for all kinds of files and archives.", None, None),
+        ("The root directory is an exception among all the directories.", None, None),
+        ("Ein populärer Anwendungsfall ist der Filter für Spam-Mails.", None, None),
         ("The 2nd argument is the distribution name of the archive.", None, None),
     ],
 )  # fmt: skip
 def test_a_definition_names_its_term_and_the_kind_of_term(text, term, kind):
-    definition = definition_of(sentence(text))
+    language = "de" if " ist " in text or " wird " in text else "en"
+    definition = definition_of(sentence(text, language))
 
     assert (definition.term, definition.kind) == (term, kind) if term else definition is None
 
