@@ -47,12 +47,16 @@ LEANING_START_RE = re.compile(
     r"^(?:It|This|These|That|Those|They|Such|Here|There|He|She|So|But|And|Or|Also|Then|"
     r"Otherwise|Similarly|Es|Dies|Diese|Dieser|Dieses|Hier|Dort|Er|Aber|Und|Oder|"
     r"Auch|Dann|Sonst|Also|Daher|Dabei|Jetzt|Dazu|Deshalb|Danach|Somit|Dennoch|Trotzdem|"
-    r"Außerdem|Zudem|Hierbei|Hiermit|Dort|Please|Bitte|See|Siehe|Lesen Sie|Note|Hinweis|I|Ich)\b"
+    r"Außerdem|Zudem|Hierbei|Hiermit|Seitdem|Since then|Please|Bitte|See|Siehe|Lesen Sie|"
+    r"Note|Hinweis|I|Ich)\b"
     r"|^\d+[A-ZÄÖÜ]"  # a footnote's number run into the sentence
 )
 FIRST_PERSON_RE = re.compile(r"\b(?:I|me|my|ich|mir|mich|mein\w*)\b")
-# An instruction to the reader ("Wählen Sie … aus"): a step, not a statement.
-IMPERATIVE_RE = re.compile(r"^[A-ZÄÖÜ]\w*en Sie\b")
+# An instruction to the reader ("Press Enter.", "Wählen Sie … aus"): a step, not a statement.
+IMPERATIVE_RE = re.compile(
+    r"^(?:Press|Click|Type|Select|Move|Run|Execute|Install|Open|Start|Choose|Enter|Edit|Go|"
+    r"Remove|Copy|Insert|Tick|Push|Pull|Restart|Reboot|Log in|Sign in)\b|^[A-ZÄÖÜ]\w*en Sie\b"
+)
 # A sentence cut at an abbreviation's full stop ("… such as, e.g.", "(a.k.a.").
 ENDS_ON_ABBREVIATION_RE = re.compile(
     r"\b(?:e\.g|i\.e|a\.k\.a|z\.\s?B|d\.\s?h|u\.\s?a|bzw|vgl|cf|ca|evtl|ggf|usw)\.$", re.I
@@ -204,6 +208,9 @@ class Part:
     title: str
     sentences: list[Sentence]
     sections: list[str]  # its own sections' titles, in order
+    # The text before the first chapter of a source that has chapters (a preface, an
+    # abstract): it speaks mostly of the document itself.
+    is_front_matter: bool = False
 
 
 def parts(sentences: list[Sentence]) -> list[Part]:
@@ -221,7 +228,14 @@ def parts(sentences: list[Sentence]) -> list[Part]:
             below = sentence.section[level + 1] if len(sentence.section) > level + 1 else ""
             if below and below not in sections:
                 sections.append(below)
-        found.append(Part(title=title, sentences=members, sections=sections))
+        found.append(
+            Part(
+                title=title,
+                sentences=members,
+                sections=sections,
+                is_front_matter=not title and level == 0,
+            )
+        )
     return found
 
 

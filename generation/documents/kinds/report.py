@@ -60,11 +60,11 @@ def extractive(inputs: Inputs, *, notebook_title: str) -> dict[str, Any]:
         ]
         body: list[str] = []
         for part, candidates in zip(sections, among, strict=True):
-            if part.title:
-                chosen = central(candidates, among=among, limit=SENTENCES_PER_PART)
-            else:  # a preface speaks mostly of the book: only what it defines says what it is about
+            if part.is_front_matter:  # only what it defines says what the source is about
                 defining = [s for s in candidates if definition_of(s)]
                 chosen = central(defining, among=among, limit=SENTENCES_OVERVIEW)
+            else:
+                chosen = central(candidates, among=among, limit=SENTENCES_PER_PART)
             if not chosen and not part.sections:
                 continue
             if part.title:
