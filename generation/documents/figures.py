@@ -9,7 +9,6 @@ import re
 from dataclasses import dataclass
 
 from generation.documents.reading import (
-    LEANING_START_RE,
     Sentence,
     is_prose,
     is_whole,
@@ -92,6 +91,20 @@ def _dates(text: str) -> list[re.Match[str]]:
 YEAR_RE = re.compile(rf"\b({YEAR})\b")
 
 
+# A sentence whose subject is a pronoun ("It was downloaded on …") leaves its figure about
+# nothing the reader can see.
+PRONOUN_START_RE = re.compile(
+    r"^(?:It|This|These|That|Those|They|Such|He|She|Es|Dies|Diese|Dieser|Dieses|Er)\b"
+)
+
+
+def clipped(text: str, max_chars: int) -> str:
+    """`text` within `max_chars`, cut at a word."""
+    if len(text) <= max_chars:
+        return text
+    return text[: max_chars - 2].rsplit(" ", 1)[0].rstrip(" ,;:") + " …"
+
+
 @dataclass(frozen=True)
 class Figure:
     value: str  # as written: "68980 packages", "less than 2%", "95 cm"
@@ -118,11 +131,13 @@ class Event:
 
 
 def _readable(sentence: Sentence) -> bool:
+    """Whole prose that says what its figure is about without the sentence before it."""
     words = len(sentence.text.split())
     return (
         MIN_WORDS <= words <= MAX_WORDS
         and is_whole(sentence.text)
         and is_prose(sentence.text, sentence.language)
+        and not PRONOUN_START_RE.match(sentence.text)
     )
 
 
@@ -151,7 +166,7 @@ def figures_of(sentence: Sentence) -> list[Figure]:
 
 
 def events_of(sentence: Sentence) -> list[Event]:
-    if not _readable(sentence) or LEANING_START_RE.match(sentence.text):
+    if not _readable(sentence):
         return []
     found = []
     for match in _dates(sentence.text):

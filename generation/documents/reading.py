@@ -44,7 +44,7 @@ SELF_REFERENCE_RE = re.compile(
     re.I,
 )
 LEANING_START_RE = re.compile(
-    r"^(?:It|This|These|That|Those|They|Such|Here|There|He|She|So|But|And|Or|Also|Then|"
+    r"^(?:It|This|These|That|Those|They|Such|Here|He|She|So|But|And|Or|Also|Then|"
     r"Otherwise|Similarly|Es|Dies|Diese|Dieser|Dieses|Hier|Dort|Er|Aber|Und|Oder|"
     r"Auch|Dann|Sonst|Also|Daher|Dabei|Jetzt|Dazu|Deshalb|Danach|Somit|Dennoch|Trotzdem|"
     r"Außerdem|Zudem|Hierbei|Hiermit|Seitdem|Since then|Please|Bitte|See|Siehe|Lesen Sie|"

@@ -8,6 +8,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 
 from generation.documents.definitions import definitions
+from generation.documents.figures import clipped
 from generation.documents.inputs import Inputs
 from generation.documents.kinds.quiz import spread
 from generation.documents.markers import require_markers
@@ -83,7 +84,7 @@ def extractive(inputs: Inputs, *, notebook_title: str) -> dict[str, Any]:
                 break
             if title.casefold() not in {card["front"].casefold() for card in cards}:
                 for sentence in central(candidates, among=among, limit=1):
-                    cards.append({"front": title, "back": _back(inputs, sentence)})
+                    cards.append({"front": clipped(title, 200), "back": _back(inputs, sentence)})
     return {
         "title": _("Flashcards: %(notebook)s") % {"notebook": notebook_title},
         "cards": cards[:CARDS],

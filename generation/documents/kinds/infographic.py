@@ -8,7 +8,7 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from generation.documents.figures import Event, Figure, source_figures, weight
+from generation.documents.figures import Event, Figure, clipped, source_figures, weight
 from generation.documents.inputs import Inputs
 from generation.documents.markers import require_markers
 from generation.documents.reading import cite
@@ -17,6 +17,7 @@ from generation.documents.structured import InvalidOutput
 FOCUS = "key figures, statistics, dates, milestones and comparisons"
 MAX_FIGURES = 6
 MAX_EVENTS = 8
+MAX_LABEL_CHARS, MAX_EVENT_CHARS = 160, 200  # as the schema allows
 
 _CITED = {"type": "string"}
 SCHEMA: dict[str, Any] = {
@@ -30,7 +31,7 @@ SCHEMA: dict[str, Any] = {
                 "type": "object",
                 "properties": {
                     "value": {"type": "string", "minLength": 1, "maxLength": 40},
-                    "label": {"type": "string", "minLength": 1, "maxLength": 160},
+                    "label": {"type": "string", "minLength": 1, "maxLength": MAX_LABEL_CHARS},
                     "source": _CITED,
                 },
                 "required": ["value", "label", "source"],
@@ -44,7 +45,7 @@ SCHEMA: dict[str, Any] = {
                 "type": "object",
                 "properties": {
                     "date": {"type": "string", "minLength": 1, "maxLength": 40},
-                    "event": {"type": "string", "minLength": 1, "maxLength": 200},
+                    "event": {"type": "string", "minLength": 1, "maxLength": MAX_EVENT_CHARS},
                     "source": _CITED,
                 },
                 "required": ["date", "event", "source"],
@@ -116,7 +117,7 @@ def extractive(inputs: Inputs, *, notebook_title: str) -> dict[str, Any]:
         "figures": [
             {
                 "value": figure.value,
-                "label": figure.context,
+                "label": clipped(figure.context, MAX_LABEL_CHARS),
                 "source": cite(inputs, figure.sentence.chunk),
             }
             for figure in _leading(figures)
@@ -124,7 +125,7 @@ def extractive(inputs: Inputs, *, notebook_title: str) -> dict[str, Any]:
         "timeline": [
             {
                 "date": event.date,
-                "event": event.context,
+                "event": clipped(event.context, MAX_EVENT_CHARS),
                 "source": cite(inputs, event.sentence.chunk),
             }
             for event in sorted(events, key=lambda event: event.year)[:MAX_EVENTS]
