@@ -1,6 +1,7 @@
-"""What can honestly be made without a language model: the sources' own key sentences, and
-the figures and dates their sentences state. Everything here quotes the passages it read
-and keeps each quote's passage number, so extractive documents cite like the others."""
+"""The key sentences of the passages a generator was given, for the offline kinds that work
+from them (the audio script, the mind map's last resort). Each quote keeps its passage
+number, so extractive documents cite like the others. The whole-source reading of the
+other offline kinds is in reading.py, figures.py and definitions.py."""
 
 from __future__ import annotations
 
@@ -15,30 +16,6 @@ from generation.summaries import _content_terms
 from library.models import Source
 
 MAX_SENTENCE_CHARS = 400
-
-MONTHS = (
-    "January|February|March|April|May|June|July|August|September|October|November|December|"
-    "Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|"
-    "Januar|Februar|März|Mai|Juni|Juli|Oktober|Dezember"
-)
-DATE_RE = re.compile(
-    rf"\b(?:\d{{1,2}}\.?\s(?:{MONTHS})\.?\s\d{{4}}"  # 12 March 2020, 12. März 2020
-    rf"|(?:{MONTHS})\.?\s\d{{1,2}},?\s\d{{4}}"  # March 12, 2020
-    rf"|(?:{MONTHS})\s\d{{4}}"  # March 2020
-    r"|\d{4}-\d{2}-\d{2}"  # 2020-03-12
-    r"|\d{1,2}\.\d{1,2}\.\d{4}"  # 12.03.2020
-    r"|(?:1[5-9]|20)\d{2})\b"  # a year
-)
-UNITS = (
-    r"%|‰|percent|per cent|Prozent|million|billion|trillion|thousand|Millionen|Milliarden|"
-    r"Mio\.|Mrd\.|km|cm|mm|m|kg|mg|g|ml|l|°C|USD|EUR|€|\$|years?|months?|days?|hours?|minutes?|"
-    r"Jahre|Jahren|Monate|Tage|Tagen|Stunden"
-)
-FIGURE_RE = re.compile(
-    rf"(?:[$€£]\s?)?(?<![\w.,])\d{{1,3}}(?:[,\u202f\u00a0 ]\d{{3}})*(?:[.,]\d+)?"
-    rf"(?:\s?(?:{UNITS})(?!\w))?"
-)
-YEAR_RE = re.compile(r"\b(1[5-9]\d{2}|20\d{2})\b")
 
 
 def is_complete(sentence: str) -> bool:
@@ -67,14 +44,6 @@ class Quote:
     text: str
     passage: int  # the [n] it came from
     source: Source
-
-
-@dataclass(frozen=True)
-class Finding:
-    value: str  # the figure or date as written
-    is_date: bool
-    year: int | None
-    quote: Quote
 
 
 def source_sentences(inputs: Inputs, source: Source) -> list[Quote]:
@@ -107,44 +76,3 @@ def key_sentences(quotes: list[Quote], limit: int) -> list[Quote]:
 
     chosen = sorted(range(len(quotes)), key=lambda i: (-score(i), i))[:limit]
     return [quotes[index] for index in sorted(chosen)]
-
-
-def findings(quotes: list[Quote]) -> list[Finding]:
-    """Each date and each figure with a unit or of two digits or more, in the order met;
-    a bare small number ("3 of them", a list item) says too little to tabulate."""
-    found: list[Finding] = []
-    seen: set[tuple[str, str]] = set()
-    for quote in quotes:
-        taken: list[tuple[int, int]] = []
-        for match in DATE_RE.finditer(quote.text):
-            value = match.group(0)
-            taken.append(match.span())
-            year = YEAR_RE.search(value)
-            if (value, quote.text) not in seen:
-                seen.add((value, quote.text))
-                found.append(Finding(value, True, int(year.group(1)) if year else None, quote))
-        for match in FIGURE_RE.finditer(quote.text):
-            value = match.group(0).strip()
-            if any(start <= match.start() < end for start, end in taken):
-                continue  # part of a date
-            digits = re.sub(r"\D", "", value)
-            has_unit = value != re.sub(rf"\s?(?:{UNITS})$", "", value) or value[0] in "$€£"
-            if not has_unit and len(digits) < 2:
-                continue
-            if (value, quote.text) not in seen:
-                seen.add((value, quote.text))
-                found.append(Finding(value, False, None, quote))
-    return found
-
-
-def around(text: str, value: str, words: int = 12) -> str:
-    """A short stretch of `text` around `value`, for a label: about `words` words."""
-    start = text.find(value)
-    if start < 0:
-        return " ".join(text.split()[:words])
-    before = text[:start].split()[-(words // 2) :]
-    after = text[start + len(value) :].split()[: words // 2]
-    label = " ".join([*before, value, *after]).strip(" ,;:")
-    prefix = "… " if len(before) < len(text[:start].split()) else ""
-    suffix = " …" if len(after) < len(text[start + len(value) :].split()) else ""
-    return prefix + label + suffix

@@ -35,7 +35,8 @@ class GenerationFailed(Exception):
 @dataclass(frozen=True)
 class Inputs:
     sources: list[Source]
-    # Every passage, numbered from 1 in this order: passage [n] is hits[n - 1].
+    # Every passage, numbered from 1 in this order: passage [n] is hits[n - 1]. An offline
+    # document adds the chunks it quotes beyond these (reading.cite), at the end.
     hits: list[Hit]
     language: str  # ISO 639-1 of the sources (the most common), "" when unknown
 

@@ -1,5 +1,5 @@
 """Documents Loupe makes from a notebook's sources: reports, quizzes, tables, mind maps,
-infographics and audio overviews (the "studio")."""
+infographics, audio overviews and flashcards (the "studio")."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ class GeneratedDocument(models.Model):
         MINDMAP = "mindmap", _("Mind map")
         INFOGRAPHIC = "infographic", _("Infographic")
         AUDIO = "audio", _("Audio overview")
+        FLASHCARDS = "flashcards", _("Flashcards")
 
     class Status(models.TextChoices):
         QUEUED = "queued", _("queued")

@@ -5,7 +5,15 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from generation.documents.kinds import audio, infographic, mindmap, quiz, report, table
+from generation.documents.kinds import (
+    audio,
+    flashcards,
+    infographic,
+    mindmap,
+    quiz,
+    report,
+    table,
+)
 
 KINDS: dict[str, ModuleType] = {
     "report": report,
@@ -14,6 +22,7 @@ KINDS: dict[str, ModuleType] = {
     "mindmap": mindmap,
     "infographic": infographic,
     "audio": audio,
+    "flashcards": flashcards,
 }
 
 

@@ -3,18 +3,21 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django.utils.translation import gettext as _
 
-from generation.documents.extract import around, findings, source_sentences
+from generation.documents.figures import Event, Figure, clipped, source_figures, weight
 from generation.documents.inputs import Inputs
 from generation.documents.markers import require_markers
+from generation.documents.reading import cite
 from generation.documents.structured import InvalidOutput
 
 FOCUS = "key figures, statistics, dates, milestones and comparisons"
 MAX_FIGURES = 6
 MAX_EVENTS = 8
+MAX_LABEL_CHARS, MAX_EVENT_CHARS = 160, 200  # as the schema allows
 
 _CITED = {"type": "string"}
 SCHEMA: dict[str, Any] = {
@@ -28,7 +31,7 @@ SCHEMA: dict[str, Any] = {
                 "type": "object",
                 "properties": {
                     "value": {"type": "string", "minLength": 1, "maxLength": 40},
-                    "label": {"type": "string", "minLength": 1, "maxLength": 160},
+                    "label": {"type": "string", "minLength": 1, "maxLength": MAX_LABEL_CHARS},
                     "source": _CITED,
                 },
                 "required": ["value", "label", "source"],
@@ -42,7 +45,7 @@ SCHEMA: dict[str, Any] = {
                 "type": "object",
                 "properties": {
                     "date": {"type": "string", "minLength": 1, "maxLength": 40},
-                    "event": {"type": "string", "minLength": 1, "maxLength": 200},
+                    "event": {"type": "string", "minLength": 1, "maxLength": MAX_EVENT_CHARS},
                     "source": _CITED,
                 },
                 "required": ["date", "event", "source"],
@@ -99,28 +102,53 @@ def check(data: dict[str, Any], passages: int) -> None:
 
 
 def extractive(inputs: Inputs, *, notebook_title: str) -> dict[str, Any]:
-    figures: list[dict[str, Any]] = []
-    events: list[tuple[int, dict[str, Any]]] = []
+    """The sources' weightiest figures (shares and sums first, each unit once while others
+    remain) and a timeline of their dated events."""
+    figures: list[Figure] = []
+    events: list[Event] = []
     for source in inputs.sources:
-        for finding in findings(source_sentences(inputs, source)):
-            cited = f"[{finding.quote.passage}]"
-            if finding.is_date and finding.year is not None:
-                event = around(finding.quote.text, finding.value, words=16)
-                events.append(
-                    (finding.year, {"date": finding.value, "event": event, "source": cited})
-                )
-            elif not finding.is_date:
-                label = around(finding.quote.text, finding.value, words=10)
-                figures.append({"value": finding.value, "label": label, "source": cited})
-    # Figures with a unit or a per cent say more than bare numbers; keep the first of each.
-    figures.sort(key=lambda figure: not any(ch in figure["value"] for ch in "%‰$€£"))
-    events.sort(key=lambda pair: pair[0])
+        for item in source_figures(source):
+            if isinstance(item, Event):
+                events.append(item)
+            else:
+                figures.append(item)
     return {
         "title": _("In figures: %(notebook)s") % {"notebook": notebook_title},
-        "figures": figures[:MAX_FIGURES],
-        "timeline": [event for _year, event in events[:MAX_EVENTS]],
+        "figures": [
+            {
+                "value": figure.value,
+                "label": clipped(figure.context, MAX_LABEL_CHARS),
+                "source": cite(inputs, figure.sentence.chunk),
+            }
+            for figure in _leading(figures)
+        ],
+        "timeline": [
+            {
+                "date": event.date,
+                "event": clipped(event.context, MAX_EVENT_CHARS),
+                "source": cite(inputs, event.sentence.chunk),
+            }
+            for event in sorted(events, key=lambda event: event.year)[:MAX_EVENTS]
+        ],
         "comparisons": [],
     }
+
+
+def _leading(figures: list[Figure]) -> list[Figure]:
+    """Up to MAX_FIGURES, the weightiest first, one per unit while there are others."""
+    ranked = sorted(figures, key=weight)  # stable: reading order within a weight
+    chosen: list[Figure] = []
+    units: set[str] = set()
+    for figure in ranked:
+        unit = re.sub(r"[\d\s.,–-]", "", figure.value).casefold()
+        if unit not in units and len(chosen) < MAX_FIGURES:
+            chosen.append(figure)
+            units.add(unit)
+    for figure in ranked:
+        if figure not in chosen and len(chosen) < MAX_FIGURES:
+            chosen.append(figure)
+    order = {id(figure): index for index, figure in enumerate(ranked)}
+    return sorted(chosen, key=lambda figure: order[id(figure)])
 
 
 def readable(data: dict[str, Any]) -> str:

@@ -5,13 +5,24 @@ from __future__ import annotations
 from typing import Any
 
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
-from generation.documents.extract import key_sentences, source_sentences
+from generation.documents.definitions import definition_of
 from generation.documents.inputs import Inputs
 from generation.documents.markers import require_markers
+from generation.documents.reading import (
+    central,
+    cite,
+    parts,
+    read_sentences,
+    source_chunks,
+    stands_alone,
+)
 
 FOCUS = "main findings, conclusions, key facts and arguments"
-SENTENCES_PER_SOURCE = 5
+SENTENCES_PER_PART = 3
+SENTENCES_OVERVIEW = 2  # from the text before the first chapter (a preface, an abstract)
+COVERS_SECTIONS = 8
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -38,19 +49,53 @@ def check(data: dict[str, Any], passages: int) -> None:
 
 
 def extractive(inputs: Inputs, *, notebook_title: str) -> dict[str, Any]:
+    """Per source, per major section (chapter): what it covers (its sections), then its
+    key sentences, each cited; the text before the first chapter gives the overview."""
     lines: list[str] = []
     for source in inputs.sources:
-        quotes = key_sentences(source_sentences(inputs, source), SENTENCES_PER_SOURCE)
-        if not quotes:
-            continue
-        lines.append(f"## {source.title}")
-        lines.append("")
-        lines += [f"- {quote.text} [{quote.passage}]" for quote in quotes]
-        lines.append("")
+        sentences = read_sentences(source_chunks(source))
+        sections = parts(sentences)
+        among = [
+            [s for s in part.sentences if stands_alone(s.text, s.language)] for part in sections
+        ]
+        body: list[str] = []
+        for part, candidates in zip(sections, among, strict=True):
+            if part.is_front_matter:  # only what it defines says what the source is about
+                defining = [s for s in candidates if definition_of(s)]
+                chosen = central(defining, among=among, limit=SENTENCES_OVERVIEW)
+            else:
+                chosen = central(candidates, among=among, limit=SENTENCES_PER_PART)
+            if not chosen and not part.sections:
+                continue
+            if part.title:
+                body += ["", f"### {part.title}", ""]
+            if part.sections:
+                body.append(_covers(part.sections) + "\n")
+            body += [f"- {sentence.text} {cite(inputs, sentence.chunk)}" for sentence in chosen]
+        if body:
+            titled = [s for s in sections if s.title]
+            lines += [f"## {source.title}", ""]
+            if len(titled) > 1:
+                lines.append(
+                    ngettext(
+                        "%(count)s part: %(titles)s.",
+                        "%(count)s parts: %(titles)s.",
+                        len(titled),
+                    )
+                    % {"count": len(titled), "titles": ", ".join(p.title for p in titled)}
+                )
+            lines += [*body, ""]
     return {
-        "title": _("Key points: %(notebook)s") % {"notebook": notebook_title},
+        "title": _("Report: %(notebook)s") % {"notebook": notebook_title},
         "markdown": "\n".join(lines).strip(),
     }
+
+
+def _covers(sections: list[str]) -> str:
+    shown = sections[:COVERS_SECTIONS]
+    more = len(sections) - len(shown)
+    listed = ", ".join(shown) + (" " + _("and %(count)s more") % {"count": more} if more else "")
+    return "*" + _("Covers: %(sections)s.") % {"sections": listed} + "*"
 
 
 def readable(data: dict[str, Any]) -> str:

@@ -10,9 +10,10 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from generation.documents.extract import findings, source_sentences
+from generation.documents.figures import source_figures
 from generation.documents.inputs import Inputs
 from generation.documents.markers import require_markers, strip_markers
+from generation.documents.reading import cite
 from generation.documents.structured import InvalidOutput
 
 FOCUS = "figures, dates, comparisons"
@@ -64,19 +65,24 @@ def check(data: dict[str, Any], passages: int) -> None:
 
 
 def extractive(inputs: Inputs, *, notebook_title: str) -> dict[str, Any]:
+    """The figures the sources' sentences state (quantities with units, percentages, sums,
+    counts, dates), each with what it measures and where: fewer honest rows beat padding."""
     rows: list[dict[str, Any]] = []
     for source in inputs.sources:
-        for finding in findings(source_sentences(inputs, source)):
+        for figure in source_figures(source):
+            where = figure.sentence.section[-1] if figure.sentence.section else source.title
             rows.append(
                 {
-                    "cells": [finding.value, finding.quote.text, source.title],
-                    "source": f"[{finding.quote.passage}]",
+                    "cells": [figure.value, figure.context, where],
+                    "source": cite(inputs, figure.sentence.chunk),
                 }
             )
+            if len(rows) == MAX_ROWS:
+                break
     return {
         "title": _("Figures and dates: %(notebook)s") % {"notebook": notebook_title},
-        "columns": [_("Figure or date"), _("Context"), _("Document")],
-        "rows": rows[:MAX_ROWS],
+        "columns": [_("Figure or date"), _("What it measures"), _("Section")],
+        "rows": rows,
     }
 
 

@@ -18,9 +18,9 @@ from sharing.models import Role
 
 class Command(BaseCommand):
     help = (
-        "Generate one document (report, quiz, table, mind map, infographic or audio overview) "
-        "from a notebook's sources and wait for it (with no worker running, its job runs "
-        "here). Exit status 1 when it failed."
+        "Generate one document (report, quiz, table, mind map, infographic, audio overview or "
+        "flashcards) from a notebook's sources and wait for it (with no worker running, its "
+        "job runs here). Exit status 1 when it failed."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
