@@ -15,6 +15,7 @@ import json
 import logging
 import re
 from collections.abc import Iterable
+from pathlib import PurePath
 
 from django.conf import settings
 
@@ -146,8 +147,12 @@ def outline_guide(source: Source) -> tuple[list[str], list[str]]:
         topics = topics[1:]
     topics = topics[:MAX_TOPICS]
     text = "\n".join(source.chunks.order_by("ordinal").values_list("text", flat=True)[:300])
+    # A title that is still the uploaded file's name ("debian-reference.en", "scan_0412") is
+    # no name a person would say: the question says "this document" instead.
+    file_name = " " not in source.title and source.title == PurePath(source.filename).stem
+    named = "" if file_name else name
     questions = [
-        _question(topic, title=name, language=source.language, text=text) for topic in topics
+        _question(topic, title=named, language=source.language, text=text) for topic in topics
     ]
     return topics, questions[:MAX_QUESTIONS]
 
@@ -156,7 +161,8 @@ GERMAN_ARTICLES = frozenset(("der", "die", "das", "den", "dem", "des", "ein", "e
 
 
 def _question(topic: str, *, title: str, language: str, text: str = "") -> str:
-    """A question about one of the source's sections, in its language."""
+    """A question about one of the source's sections, in its language; `title` "" says
+    "this document"."""
     if topic.endswith("?"):
         return topic  # a heading that is a question already
     first, _space, rest = topic.partition(" ")
@@ -164,13 +170,19 @@ def _question(topic: str, *, title: str, language: str, text: str = "") -> str:
         # German nouns keep their capital; only an article at the start goes lower case.
         if first.casefold() in GERMAN_ARTICLES:
             topic = first.lower() + f" {rest}"
-        return f"Was sagt „{title}“ über {topic}?"
+        return (
+            f"Was sagt „{title}“ über {topic}?"
+            if title
+            else f"Was sagt dieses Dokument über {topic}?"
+        )
     if first.casefold() in QUESTION_WORDS:
         return f"{topic}?"  # "How to leave the command prompt"
     if first[:1].isupper() and first[1:].islower() and _mostly_lower(first, text):
         # "Breeding" -> "breeding", "The shell" -> "the shell"; a name the source writes
         # with its capital ("Debian", "Vienna") keeps it.
         topic = first.lower() + (f" {rest}" if rest else "")
+    if not title:
+        return f"What does this document say about {topic}?"
     return f"What does “{title}” say about {topic}?"
 
 

@@ -54,9 +54,9 @@ def test_markdown_headings_give_topics_and_real_questions(fake_openai, notebook,
     # Numbering and generic sections ("References") dropped.
     assert topics == ["Grey herons", "Breeding", "Feeding"]
     assert questions == [
-        "What does “herons” say about grey herons?",
-        "What does “herons” say about breeding?",
-        "What does “herons” say about feeding?",
+        "What does this document say about grey herons?",
+        "What does this document say about breeding?",
+        "What does this document say about feeding?",
     ]
 
 
@@ -72,7 +72,10 @@ def test_a_german_source_gets_german_questions(fake_openai, notebook, add_ready_
 
     _topics, questions = outline_guide(source)
 
-    assert questions == ["Was sagt „zuege“ über Nachtzuege?", "Was sagt „zuege“ über Schlafwagen?"]
+    assert questions == [
+        "Was sagt dieses Dokument über Nachtzuege?",
+        "Was sagt dieses Dokument über Schlafwagen?",
+    ]
 
 
 def test_a_pdf_outline_gives_its_chapters_first(fake_openai, notebook, add_ready_source):
@@ -110,9 +113,9 @@ def test_the_page_shows_each_sources_guide_and_suggests_questions_across_ticked_
     # In turn from each source: the first of each, then the second of the first; each in
     # its source's language (detected at ingest).
     assert suggested == [
-        "Was sagt „zuege“ über Nachtzuege?",
-        "What does “herons” say about grey herons?",
-        "Was sagt „zuege“ über Schlafwagen?",
+        "Was sagt dieses Dokument über Nachtzuege?",
+        "What does this document say about grey herons?",
+        "Was sagt dieses Dokument über Schlafwagen?",
     ]
     assert 'class="suggested-questions"' in page
     for question in suggested:
@@ -133,7 +136,7 @@ def test_a_suggested_question_asks_with_one_click(
 
     response = client.post(
         reverse("notebooks:ask", args=[notebook.pk]),
-        {"question": "What does “herons” say about feeding?"},
+        {"question": "What does this document say about feeding?"},
         HTTP_HX_REQUEST="true",
     )
 
@@ -193,14 +196,14 @@ def test_a_model_guide_that_fails_leaves_the_outlines_and_the_source_ready(
 
     guide = SourceGuide.objects.get(source=source)
     assert guide.mode == "outline" and guide.topics == ["Grey herons", "Breeding", "Feeding"]
-    assert guide.questions[0] == "What does “herons” say about grey herons?"
+    assert guide.questions[0] == "What does this document say about grey herons?"
     assert guide.error  # why the model's guide is not shown
     assert source.summary == "Herons breed in colonies."
     calls = len(fake_openai.chat_requests)
     client.force_login(owner)
     page = client.get(reverse("notebooks:detail", args=[notebook.pk])).text
     assert len(fake_openai.chat_requests) == calls
-    assert 'value="What does “herons” say about breeding?"' in page
+    assert 'value="What does this document say about breeding?"' in page
 
 
 def test_a_page_view_makes_no_model_call_for_a_source_without_a_guide(
@@ -216,7 +219,7 @@ def test_a_page_view_makes_no_model_call_for_a_source_without_a_guide(
 
     assert not fake_openai.chat_requests
     assert SourceGuide.objects.get(source=source).mode == "outline"
-    assert 'value="What does “herons” say about feeding?"' in page
+    assert 'value="What does this document say about feeding?"' in page
 
 
 @pytest.mark.parametrize("kind", ["generated"])
@@ -279,7 +282,7 @@ def test_the_sources_fragment_brings_the_suggestions_once_a_source_is_ready(
 
     box = ready.split('id="suggested-questions"')[1]
     assert 'hx-swap-oob="true"' in box.split(">")[0]
-    assert 'value="What does “herons” say about breeding?"' in box
+    assert 'value="What does this document say about breeding?"' in box
     assert "every 2s" not in ready  # nothing left to watch
 
 
