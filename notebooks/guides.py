@@ -167,14 +167,13 @@ def _question(topic: str, *, title: str, language: str, text: str = "") -> str:
         return topic  # a heading that is a question already
     first, _space, rest = topic.partition(" ")
     if language == "de":
-        # German nouns keep their capital; only an article at the start goes lower case.
-        if first.casefold() in GERMAN_ARTICLES:
-            topic = first.lower() + f" {rest}"
-        return (
-            f"Was sagt „{title}“ über {topic}?"
-            if title
-            else f"Was sagt dieses Dokument über {topic}?"
-        )
+        subject = f"„{title}“" if title else "dieses Dokument"
+        # German nouns keep their capital. A heading with its article reads "über die
+        # Systeminitialisierung"; one without takes no article, whose gender Loupe cannot
+        # know ("über GNU/Linux-Lehrstunde" is wrong): "zum Thema GNU/Linux-Lehrstunde".
+        if first.casefold() in GERMAN_ARTICLES and rest:
+            return f"Was sagt {subject} über {first.lower()} {rest}?"
+        return f"Was sagt {subject} zum Thema {topic}?"
     if first.casefold() in QUESTION_WORDS:
         return f"{topic}?"  # "How to leave the command prompt"
     if first[:1].isupper() and first[1:].islower() and _mostly_lower(first, text):

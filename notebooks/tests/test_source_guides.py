@@ -73,8 +73,8 @@ def test_a_german_source_gets_german_questions(fake_openai, notebook, add_ready_
     _topics, questions = outline_guide(source)
 
     assert questions == [
-        "Was sagt dieses Dokument über Nachtzuege?",
-        "Was sagt dieses Dokument über Schlafwagen?",
+        "Was sagt dieses Dokument zum Thema Nachtzuege?",
+        "Was sagt dieses Dokument zum Thema Schlafwagen?",
     ]
 
 
@@ -113,9 +113,9 @@ def test_the_page_shows_each_sources_guide_and_suggests_questions_across_ticked_
     # In turn from each source: the first of each, then the second of the first; each in
     # its source's language (detected at ingest).
     assert suggested == [
-        "Was sagt dieses Dokument über Nachtzuege?",
+        "Was sagt dieses Dokument zum Thema Nachtzuege?",
         "What does this document say about grey herons?",
-        "Was sagt dieses Dokument über Schlafwagen?",
+        "Was sagt dieses Dokument zum Thema Schlafwagen?",
     ]
     assert 'class="suggested-questions"' in page
     for question in suggested:
@@ -245,6 +245,10 @@ def test_a_name_keeps_its_capital_and_a_common_word_loses_it():
         "What does “T” say about breeding?"
     )
     assert _question("Die Abteile", title="T", language="de") == "Was sagt „T“ über die Abteile?"
+    # Without its article a German heading's gender is unknown: no article is guessed.
+    assert _question("GNU/Linux-Lehrstunde", title="", language="de") == (
+        "Was sagt dieses Dokument zum Thema GNU/Linux-Lehrstunde?"
+    )
 
 
 def test_a_source_read_again_gets_a_new_guide(fake_openai, notebook, add_ready_source):
