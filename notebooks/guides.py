@@ -149,10 +149,13 @@ def outline_guide(source: Source) -> tuple[list[str], list[str]]:
     text = "\n".join(source.chunks.order_by("ordinal").values_list("text", flat=True)[:300])
     # A title that is still the uploaded file's name ("debian-reference.en", "scan_0412") is
     # no name a person would say: the question says "this document" instead.
+    # A note saved from an answer is titled with its question: no name either.
     file_name = " " not in source.title and source.title == PurePath(source.filename).stem
-    named = "" if file_name else name
+    named = "" if file_name or name.endswith("?") else name
+    note = source.kind == Source.Kind.NOTE
     questions = [
-        _question(topic, title=named, language=source.language, text=text) for topic in topics
+        _question(topic, title=named, language=source.language, text=text, note=note)
+        for topic in topics
     ]
     return topics, questions[:MAX_QUESTIONS]
 
@@ -160,14 +163,14 @@ def outline_guide(source: Source) -> tuple[list[str], list[str]]:
 GERMAN_ARTICLES = frozenset(("der", "die", "das", "den", "dem", "des", "ein", "eine", "einer"))
 
 
-def _question(topic: str, *, title: str, language: str, text: str = "") -> str:
+def _question(topic: str, *, title: str, language: str, text: str = "", note: bool = False) -> str:
     """A question about one of the source's sections, in its language; `title` "" says
-    "this document"."""
+    "this document" (or "this note")."""
     if topic.endswith("?"):
         return topic  # a heading that is a question already
     first, _space, rest = topic.partition(" ")
     if language == "de":
-        subject = f"„{title}“" if title else "dieses Dokument"
+        subject = f"„{title}“" if title else "diese Notiz" if note else "dieses Dokument"
         # German nouns keep their capital. A heading with its article reads "über die
         # Systeminitialisierung"; one without takes no article, whose gender Loupe cannot
         # know ("über GNU/Linux-Lehrstunde" is wrong): "zum Thema GNU/Linux-Lehrstunde".
@@ -181,7 +184,7 @@ def _question(topic: str, *, title: str, language: str, text: str = "") -> str:
         # with its capital ("Debian", "Vienna") keeps it.
         topic = first.lower() + (f" {rest}" if rest else "")
     if not title:
-        return f"What does this document say about {topic}?"
+        return f"What does this {'note' if note else 'document'} say about {topic}?"
     return f"What does “{title}” say about {topic}?"
 
 

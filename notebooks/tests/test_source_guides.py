@@ -321,3 +321,23 @@ def test_a_viewer_gets_no_suggestions_in_the_fragment(
     ).text
 
     assert "suggested-questions" not in fragment
+
+
+def test_a_note_titled_with_its_question_gets_questions_about_this_note(
+    fake_openai, owner, notebook
+):
+    from ingest.services import process_source
+    from notebooks.services import create_note, make_note_a_source
+
+    note = create_note(
+        user=owner,
+        notebook=notebook,
+        title="Where do grey herons breed?",  # as "Save to note" titles a saved answer
+        content="## Breeding\n\nHerons breed in colonies called heronries [1].",
+    )
+
+    source = process_source(source_id=make_note_a_source(note=note).pk)
+
+    assert SourceGuide.objects.get(source=source).questions == [
+        "What does this note say about breeding?"
+    ]
