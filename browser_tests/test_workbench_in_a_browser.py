@@ -158,12 +158,17 @@ They wait motionless in shallow water and strike at fish.
 def test_a_suggested_question_is_asked_with_one_click(page_for, live):
     page = page_for("quinn")
     open_notebook(page, "quinn", "Herons")
+    assert not page.locator(".suggested-questions").is_visible()  # none before a source
     add_text(page, "herons.md", GUIDED, ready=1)
-    page.reload()  # the suggestions sit in the chat, made from the ready source's headings
 
+    # No reload: the polled sources list brings them, made from the ready source's headings.
     suggestions = page.locator(".suggested-questions button")
-    assert suggestions.count() == 3
-    assert suggestions.nth(1).inner_text() == "What does “herons” say about breeding?"
+    page.wait_for_function(
+        "() => document.querySelectorAll('.suggested-questions button').length === 3",
+        timeout=30_000,
+    )
+    assert page.locator(".suggested-questions").is_visible()
+    assert suggestions.nth(1).inner_text() == "What does this document say about breeding?"
     guide = page.locator("#sources .source-guide")
     guide.locator("summary").click()
     assert "Feeding" in guide.locator(".guide-topics").inner_text()
@@ -173,6 +178,7 @@ def test_a_suggested_question_is_asked_with_one_click(page_for, live):
     live.models.chat_replies.append("Herons breed in colonies called heronries [1].")
     suggestions.nth(1).click()
     page.wait_for_selector("#chat .message-assistant a.cite", timeout=60_000)
-    assert "What does “herons” say about breeding?" in page.locator("#chat").inner_text()
+    assert "What does this document say about breeding?" in page.locator("#chat").inner_text()
     assert "heronries" in page.locator("#chat .message-assistant").last.inner_text()
+    assert not page.locator(".suggested-questions").is_visible()  # the chat has begun
     assert page.console.unexpected() == []

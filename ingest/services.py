@@ -30,6 +30,7 @@ from library.files import local_copy
 from library.languages import detect_language, search_config
 from library.models import Chunk, ChunkEmbedding, ChunkWindow, EmbeddingState, Source
 from library.vector_indexes import ensure_model_indexes_quietly
+from notebooks.guides import write_guide
 from notebooks.models import Notebook, NotebookSource
 from ops import recovery
 from ops.database import is_lost_database
@@ -358,8 +359,9 @@ def _read(source: Source) -> None:
         source.progress_done = 0
         source.progress_total = len(drafts)
         source.save()
-    # The summary cannot fail the source.
+    # Neither the summary nor the guide can fail the source.
     _summarize(source, passages)
+    _write_guide(source)
 
 
 def _embed_pending(source: Source, *, until: float | None, at_least_one: bool = True) -> bool:
@@ -522,6 +524,19 @@ def _summarize(source: Source, passages: list[Passage]) -> None:
             "updated_at",
         ]
     )
+
+
+def _write_guide(source: Source) -> None:
+    """The source's guide (key topics, questions) for the notebook page, made now so that
+    a page view never calls the model; generated documents are shown in the studio,
+    without one."""
+    if source.kind == Source.Kind.GENERATED:
+        return
+    try:
+        write_guide(source)
+    except Exception:
+        # The page makes the outline's guide once the ingest is over (notebooks/guides.py).
+        logger.exception("guide of source %s failed", source.pk)
 
 
 def _link_instead(source: Source, existing: Source) -> Source:

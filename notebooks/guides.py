@@ -5,8 +5,8 @@ Offline the guide is made from the source's structure: a PDF's outline (its book
 the Markdown headings in its text. Each question asks what the source says about one of its
 own sections, so it is answerable and reads as a question a person would ask. A source
 without headings gets no questions rather than made-up ones. With a chat model (and
-SOURCE_SUMMARIES "auto") one cheap call per source writes the guide instead, billed to the
-source's owner.
+SOURCE_SUMMARIES "auto") one cheap call per source at ingest writes the guide instead,
+billed to the source's owner; the outline's stays when the call fails.
 """
 
 from __future__ import annotations
@@ -15,11 +15,10 @@ import json
 import logging
 import re
 from collections.abc import Iterable
+from pathlib import PurePath
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
 
-from billing.services import usage_for
 from generation.summaries import head
 from library.models import Source
 from notebooks.models import SourceGuide
@@ -46,62 +45,50 @@ GENERIC = frozenset(
 
 
 def guides_for(sources: Iterable[Source]) -> dict[int, SourceGuide]:
-    """The guides of the ready sources among `sources`, made now (offline) or queued (with
-    a model) for those that have none yet; those of sources not ready (being read again)
-    are dropped, to be made anew."""
+    """The guides of the ready sources among `sources`. Ingest writes each source's guide
+    (`write_guide`); a ready source without one whose ingest is over (read before guides
+    were written at ingest, or whose worker died before) gets the outline's here, never the
+    model's: a page view makes no model call. A source being read again loses its guide, to
+    get a new one once ready (its headings may have changed)."""
     sources = list(sources)
     ready = [source for source in sources if source.status == Source.Status.READY]
-    # A source being read again gets a new guide once ready: its headings may have changed.
     again = [source.pk for source in sources if source.status != Source.Status.READY]
     if again:
         SourceGuide.objects.filter(source_id__in=again).delete()
-    guides = {guide.source_id: guide for guide in SourceGuide.objects.filter(source__in=ready)}
+    # A guide without a mode was queued by an earlier version and never written.
+    made = SourceGuide.objects.filter(source__in=ready).exclude(mode="")
+    guides = {guide.source_id: guide for guide in made}
     for source in ready:
-        if source.pk not in guides and (made := _start_guide(source)) is not None:
-            guides[source.pk] = made
+        # A source still in a stage is in its ingest, which writes the guide after the summary.
+        if source.pk not in guides and not source.stage:
+            guides[source.pk] = _store(source, *outline_guide(source), SourceGuide.Mode.OUTLINE)
     return guides
 
 
-def _start_guide(source: Source) -> SourceGuide | None:
-    from notebooks.tasks import write_guide
-
-    try:
-        with transaction.atomic():
-            if _model_writes_guides():
-                guide = SourceGuide.objects.create(source=source, mode=SourceGuide.Mode.PENDING)
-                write_guide.defer(source_id=source.pk)
-                return guide
-            topics, questions = outline_guide(source)
-            return SourceGuide.objects.create(
-                source=source,
-                topics=topics,
-                questions=questions,
-                mode=SourceGuide.Mode.OUTLINE,
-            )
-    except IntegrityError:  # another request made it meanwhile
-        return SourceGuide.objects.filter(source=source).first()
-
-
-def _model_writes_guides() -> bool:
-    return settings.SOURCE_SUMMARIES == "auto" and chat_available()
-
-
-def write_guide(*, source_id: int) -> SourceGuide | None:
-    """The job's part: the model's guide, or the outline's when the call fails (with why)."""
-    source = Source.objects.filter(pk=source_id, status=Source.Status.READY).first()
-    guide = SourceGuide.objects.filter(source_id=source_id).first()
-    if source is None or guide is None:
-        return None  # removed, or read again, meanwhile
-    try:
-        with usage_for(source_id=source.pk):
+def write_guide(source: Source) -> SourceGuide:
+    """Write the source's guide, a step of its ingest once it is ready: with a chat model
+    (and SOURCE_SUMMARIES "auto") one call, billed like the summary to whom the ingest
+    bills (the source's owner); else, or when the call fails (logged and kept in
+    `error`), the outline's."""
+    topics, questions = outline_guide(source)
+    mode, error = SourceGuide.Mode.OUTLINE, ""
+    if settings.SOURCE_SUMMARIES == "auto" and chat_available():
+        try:
             topics, questions = model_guide(source)
-        mode, error = SourceGuide.Mode.LLM, ""
-    except ProviderError as exc:
-        logger.warning("guide of source %s: %s", source.pk, exc)
-        topics, questions = outline_guide(source)
-        mode, error = SourceGuide.Mode.OUTLINE, str(exc)[:500]
-    guide.topics, guide.questions, guide.mode, guide.error = topics, questions, mode, error
-    guide.save(update_fields=["topics", "questions", "mode", "error"])
+            mode = SourceGuide.Mode.LLM
+        except ProviderError as exc:
+            logger.warning("guide of source %s: %s", source.pk, exc)
+            error = str(exc)[:500]
+    return _store(source, topics, questions, mode, error)
+
+
+def _store(
+    source: Source, topics: list[str], questions: list[str], mode: str, error: str = ""
+) -> SourceGuide:
+    guide, _created = SourceGuide.objects.update_or_create(
+        source=source,
+        defaults={"topics": topics, "questions": questions, "mode": mode, "error": error},
+    )
     return guide
 
 
@@ -160,8 +147,15 @@ def outline_guide(source: Source) -> tuple[list[str], list[str]]:
         topics = topics[1:]
     topics = topics[:MAX_TOPICS]
     text = "\n".join(source.chunks.order_by("ordinal").values_list("text", flat=True)[:300])
+    # A title that is still the uploaded file's name ("debian-reference.en", "scan_0412") is
+    # no name a person would say: the question says "this document" instead.
+    # A note saved from an answer is titled with its question: no name either.
+    file_name = " " not in source.title and source.title == PurePath(source.filename).stem
+    named = "" if file_name or name.endswith("?") else name
+    note = source.kind == Source.Kind.NOTE
     questions = [
-        _question(topic, title=name, language=source.language, text=text) for topic in topics
+        _question(topic, title=named, language=source.language, text=text, note=note)
+        for topic in topics
     ]
     return topics, questions[:MAX_QUESTIONS]
 
@@ -169,22 +163,28 @@ def outline_guide(source: Source) -> tuple[list[str], list[str]]:
 GERMAN_ARTICLES = frozenset(("der", "die", "das", "den", "dem", "des", "ein", "eine", "einer"))
 
 
-def _question(topic: str, *, title: str, language: str, text: str = "") -> str:
-    """A question about one of the source's sections, in its language."""
+def _question(topic: str, *, title: str, language: str, text: str = "", note: bool = False) -> str:
+    """A question about one of the source's sections, in its language; `title` "" says
+    "this document" (or "this note")."""
     if topic.endswith("?"):
         return topic  # a heading that is a question already
     first, _space, rest = topic.partition(" ")
     if language == "de":
-        # German nouns keep their capital; only an article at the start goes lower case.
-        if first.casefold() in GERMAN_ARTICLES:
-            topic = first.lower() + f" {rest}"
-        return f"Was sagt „{title}“ über {topic}?"
+        subject = f"„{title}“" if title else "diese Notiz" if note else "dieses Dokument"
+        # German nouns keep their capital. A heading with its article reads "über die
+        # Systeminitialisierung"; one without takes no article, whose gender Loupe cannot
+        # know ("über GNU/Linux-Lehrstunde" is wrong): "zum Thema GNU/Linux-Lehrstunde".
+        if first.casefold() in GERMAN_ARTICLES and rest:
+            return f"Was sagt {subject} über {first.lower()} {rest}?"
+        return f"Was sagt {subject} zum Thema {topic}?"
     if first.casefold() in QUESTION_WORDS:
         return f"{topic}?"  # "How to leave the command prompt"
     if first[:1].isupper() and first[1:].islower() and _mostly_lower(first, text):
         # "Breeding" -> "breeding", "The shell" -> "the shell"; a name the source writes
         # with its capital ("Debian", "Vienna") keeps it.
         topic = first.lower() + (f" {rest}" if rest else "")
+    if not title:
+        return f"What does this {'note' if note else 'document'} say about {topic}?"
     return f"What does “{title}” say about {topic}?"
 
 

@@ -247,10 +247,9 @@ class NoteCitation(CitedPassage):
 
 class SourceGuide(models.Model):
     """A ready source's key topics and the questions it can answer (notebooks/guides.py),
-    made once per source: from its outline offline, or by one model call."""
+    written at its ingest: from its outline offline, or by one model call."""
 
     class Mode(models.TextChoices):
-        PENDING = "", "Being written"
         OUTLINE = "outline", "From the source's headings"
         LLM = "llm", "Written by the chat model"
 

@@ -23,6 +23,10 @@ class Hit:
     similarity: float
 
 
+# The kinds that restate the uploads and are held to the generated-slot rule: generated
+# documents, and notes made sources (measured on manual-qa: docs/retrieval.md).
+CAPPED_KINDS: tuple[str, ...] = (Source.Kind.GENERATED.value, Source.Kind.NOTE.value)
+
 # The hits' chunks and their sources come with the ranking, read by the statement itself
 # (`{loaded}`): loading them with a second query (in_bulk, with the sources) cost 2.7 ms a
 # search, 1.1 of it the query and the rest Django building it (bench/README.md, note 3d).
@@ -109,7 +113,7 @@ def _params(
         "source": source_id,  # None: all the notebook's sources
         "chosen": None if sources is None else [int(pk) for pk in sources],  # None: all
         "ready": Source.Status.READY.value,
-        "capped_kinds": [Source.Kind.GENERATED.value, Source.Kind.NOTE.value],
+        "capped_kinds": list(CAPPED_KINDS),
         "model": model,
         "vector": "[" + ",".join(repr(float(value)) for value in query_vector) + "]",
         # Cosine similarity is never below -1, so -2 lets everything through.

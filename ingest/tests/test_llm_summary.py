@@ -26,11 +26,12 @@ def test_the_chat_model_summarises_the_head_of_a_source_in_its_language(
     source.refresh_from_db()
     assert source.status == Source.Status.READY
     assert (source.summary, source.summary_mode) == (REPLY, "llm")
-    [request] = fake_openai.chat_requests
+    # The summary's call, then the source guide's (notebooks/guides.py).
+    request, _guide = fake_openai.chat_requests
     prompt = "\n".join(message["content"] for message in request.body["messages"])
     assert DOCUMENT in prompt
     assert "unsent" not in prompt
     assert "in the document's own language" in prompt
     assert "about 120 words" in prompt
     assert "(detected language: en)" in prompt
-    assert Usage.objects.filter(kind="chat", source=source, user=owner).count() == 1
+    assert Usage.objects.filter(kind="chat", source=source, user=owner).count() == 2

@@ -14,7 +14,7 @@ from pypdf import PdfReader, PdfWriter
 from billing.models import Usage
 from ingest.tests.data import PDFS
 from library.models import Source
-from notebooks.guides import guides_for, outline_guide, suggested_questions, write_guide
+from notebooks.guides import guides_for, outline_guide, suggested_questions
 from notebooks.models import Message, SourceGuide
 from notebooks.services import choose_sources
 from notebooks.tests.factories import make_source
@@ -54,9 +54,9 @@ def test_markdown_headings_give_topics_and_real_questions(fake_openai, notebook,
     # Numbering and generic sections ("References") dropped.
     assert topics == ["Grey herons", "Breeding", "Feeding"]
     assert questions == [
-        "What does “herons” say about grey herons?",
-        "What does “herons” say about breeding?",
-        "What does “herons” say about feeding?",
+        "What does this document say about grey herons?",
+        "What does this document say about breeding?",
+        "What does this document say about feeding?",
     ]
 
 
@@ -72,7 +72,10 @@ def test_a_german_source_gets_german_questions(fake_openai, notebook, add_ready_
 
     _topics, questions = outline_guide(source)
 
-    assert questions == ["Was sagt „zuege“ über Nachtzuege?", "Was sagt „zuege“ über Schlafwagen?"]
+    assert questions == [
+        "Was sagt dieses Dokument zum Thema Nachtzuege?",
+        "Was sagt dieses Dokument zum Thema Schlafwagen?",
+    ]
 
 
 def test_a_pdf_outline_gives_its_chapters_first(fake_openai, notebook, add_ready_source):
@@ -110,9 +113,9 @@ def test_the_page_shows_each_sources_guide_and_suggests_questions_across_ticked_
     # In turn from each source: the first of each, then the second of the first; each in
     # its source's language (detected at ingest).
     assert suggested == [
-        "Was sagt „zuege“ über Nachtzuege?",
-        "What does “herons” say about grey herons?",
-        "Was sagt „zuege“ über Schlafwagen?",
+        "Was sagt dieses Dokument zum Thema Nachtzuege?",
+        "What does this document say about grey herons?",
+        "Was sagt dieses Dokument zum Thema Schlafwagen?",
     ]
     assert 'class="suggested-questions"' in page
     for question in suggested:
@@ -133,7 +136,7 @@ def test_a_suggested_question_asks_with_one_click(
 
     response = client.post(
         reverse("notebooks:ask", args=[notebook.pk]),
-        {"question": "What does “herons” say about feeding?"},
+        {"question": "What does this document say about feeding?"},
         HTTP_HX_REQUEST="true",
     )
 
@@ -141,43 +144,82 @@ def test_a_suggested_question_asks_with_one_click(
     assert Message.objects.filter(role="user").get().content.endswith("about feeding?")
 
 
-def test_with_a_model_one_billed_call_writes_the_guide(
-    settings, fake_openai, owner, notebook, add_ready_source
+GUIDE_REPLY = json.dumps(
+    {
+        "topics": ["Heron colonies", "Fishing"],
+        "questions": ["Where do grey herons breed?", "How do herons catch fish?"],
+    }
+)
+
+
+def test_with_a_model_one_billed_call_at_ingest_writes_the_guide(
+    settings, client, fake_openai, owner, notebook, add_ready_source
 ):
-    source = add_ready_source(notebook, HERONS, "herons.md")
     settings.SOURCE_SUMMARIES = "auto"
-    fake_openai.chat_replies.append(
-        json.dumps(
-            {
-                "topics": ["Heron colonies", "Fishing"],
-                "questions": ["Where do grey herons breed?", "How do herons catch fish?"],
-            }
-        )
-    )
-    chats = len(fake_openai.chat_requests)
+    fake_openai.chat_replies += ["Herons breed in colonies and fish in shallows.", GUIDE_REPLY]
 
-    pending = guides_for([source])[source.pk]
-    assert pending.mode == ""  # queued, not shown yet
-    guide = write_guide(source_id=source.pk)
+    source = add_ready_source(notebook, HERONS, "herons.md")
 
-    assert len(fake_openai.chat_requests) == chats + 1
-    assert (guide.mode, guide.topics) == ("llm", ["Heron colonies", "Fishing"])
+    summary_call, guide_call = fake_openai.chat_requests
+    assert "guide to a document" in guide_call.body["messages"][0]["content"]
+    guide = SourceGuide.objects.get(source=source)
+    assert (guide.mode, guide.topics, guide.error) == ("llm", ["Heron colonies", "Fishing"], "")
     assert guide.questions == ["Where do grey herons breed?", "How do herons catch fish?"]
-    assert Usage.objects.filter(source=source, kind=Usage.Kind.CHAT).count() == 1
+    # The summary's call and the guide's, both billed to the source's owner.
+    billed = Usage.objects.filter(source=source, kind=Usage.Kind.CHAT, user=owner)
+    assert billed.count() == 2
+
+    client.force_login(owner)
+    page = client.get(reverse("notebooks:detail", args=[notebook.pk])).text
+    fragment = client.get(
+        reverse("notebooks:sources", args=[notebook.pk]), HTTP_HX_REQUEST="true"
+    ).text
+
+    assert len(fake_openai.chat_requests) == 2  # the page views made no call
+    assert '<span class="badge topic">Heron colonies</span>' in page
+    assert 'value="Where do grey herons breed?"' in page
+    assert "Heron colonies" in fragment
 
 
-def test_a_model_guide_that_fails_falls_back_to_the_outline(
-    settings, fake_openai, owner, notebook, add_ready_source
+@pytest.mark.parametrize("reply", ["Sorry, no JSON today.", '{"topics": ["Herons"]}', "500"])
+def test_a_model_guide_that_fails_leaves_the_outlines_and_the_source_ready(
+    reply, settings, client, fake_openai, owner, notebook, add_ready_source
 ):
-    source = add_ready_source(notebook, HERONS, "herons.md")
     settings.SOURCE_SUMMARIES = "auto"
-    fake_openai.chat_replies.append("Sorry, no JSON today.")
-    guides_for([source])
+    fake_openai.chat_replies.append("Herons breed in colonies.")  # the summary's
+    if reply == "500":
+        fake_openai.fail_next("500", times=2, endpoint="chat/completions", skip=1)
+    else:
+        fake_openai.chat_replies.append(reply)
 
-    guide = write_guide(source_id=source.pk)
+    source = add_ready_source(notebook, HERONS, "herons.md")
 
-    assert guide.mode == "outline" and guide.topics[0] == "Grey herons"
-    assert "no usable guide" in guide.error
+    guide = SourceGuide.objects.get(source=source)
+    assert guide.mode == "outline" and guide.topics == ["Grey herons", "Breeding", "Feeding"]
+    assert guide.questions[0] == "What does this document say about grey herons?"
+    assert guide.error  # why the model's guide is not shown
+    assert source.summary == "Herons breed in colonies."
+    calls = len(fake_openai.chat_requests)
+    client.force_login(owner)
+    page = client.get(reverse("notebooks:detail", args=[notebook.pk])).text
+    assert len(fake_openai.chat_requests) == calls
+    assert 'value="What does this document say about breeding?"' in page
+
+
+def test_a_page_view_makes_no_model_call_for_a_source_without_a_guide(
+    settings, client, fake_openai, owner, notebook, add_ready_source
+):
+    # A source read before guides were written at ingest gets the outline's on the page.
+    source = add_ready_source(notebook, HERONS, "herons.md")
+    SourceGuide.objects.filter(source=source).delete()
+    settings.SOURCE_SUMMARIES = "auto"
+    client.force_login(owner)
+
+    page = client.get(reverse("notebooks:detail", args=[notebook.pk])).text
+
+    assert not fake_openai.chat_requests
+    assert SourceGuide.objects.get(source=source).mode == "outline"
+    assert 'value="What does this document say about feeding?"' in page
 
 
 @pytest.mark.parametrize("kind", ["generated"])
@@ -203,13 +245,99 @@ def test_a_name_keeps_its_capital_and_a_common_word_loses_it():
         "What does “T” say about breeding?"
     )
     assert _question("Die Abteile", title="T", language="de") == "Was sagt „T“ über die Abteile?"
+    # Without its article a German heading's gender is unknown: no article is guessed.
+    assert _question("GNU/Linux-Lehrstunde", title="", language="de") == (
+        "Was sagt dieses Dokument zum Thema GNU/Linux-Lehrstunde?"
+    )
 
 
 def test_a_source_read_again_gets_a_new_guide(fake_openai, notebook, add_ready_source):
     source = add_ready_source(notebook, HERONS, "herons.md")
-    guides_for([source])
+    assert SourceGuide.objects.filter(source=source).exists()  # written at ingest
     Source.objects.filter(pk=source.pk).update(status=Source.Status.PROCESSING)
     source.refresh_from_db()
 
     assert guides_for([source]) == {}
     assert not SourceGuide.objects.exists()
+
+
+def test_the_sources_fragment_brings_the_suggestions_once_a_source_is_ready(
+    client, fake_openai, owner, notebook
+):
+    from django.core.files.base import ContentFile
+
+    from ingest.services import add_source, process_source
+
+    added = add_source(
+        owner=owner, notebook=notebook, upload=ContentFile(HERONS, name="herons.md")
+    ).source
+    client.force_login(owner)
+    page = client.get(reverse("notebooks:detail", args=[notebook.pk])).text
+    sources_url = reverse("notebooks:sources", args=[notebook.pk])
+    waiting = client.get(sources_url, HTTP_HX_REQUEST="true").text
+
+    # The box is on the page, empty, for the polled list to fill.
+    assert '<div id="suggested-questions" class="suggested-questions">' in page
+    assert 'id="suggested-questions" class="suggested-questions" hx-swap-oob="true"' in waiting
+    assert "Suggested questions about" not in waiting and "every 2s" in waiting
+
+    process_source(source_id=added.pk)
+    ready = client.get(sources_url, HTTP_HX_REQUEST="true").text
+
+    box = ready.split('id="suggested-questions"')[1]
+    assert 'hx-swap-oob="true"' in box.split(">")[0]
+    assert 'value="What does this document say about breeding?"' in box
+    assert "every 2s" not in ready  # nothing left to watch
+
+
+def test_ticking_brings_the_suggestions_of_the_ticked_sources(
+    client, fake_openai, owner, notebook, add_ready_source
+):
+    herons = add_ready_source(notebook, HERONS, "herons.md")
+    add_ready_source(notebook, ZUEGE, "zuege.md")
+    client.force_login(owner)
+
+    fragment = client.post(
+        reverse("notebooks:choose_sources", args=[notebook.pk]),
+        {"ticked": [herons.pk]},
+        HTTP_HX_REQUEST="true",
+    ).text
+
+    box = fragment.split('id="suggested-questions"')[1]
+    assert "grey herons" in box and "zuege" not in box
+
+
+def test_a_viewer_gets_no_suggestions_in_the_fragment(
+    client, fake_openai, owner, outsider, notebook, add_ready_source
+):
+    from sharing.models import Membership, Role
+
+    add_ready_source(notebook, HERONS, "herons.md")
+    Membership.objects.create(notebook=notebook, user=outsider, role=Role.VIEWER)
+    client.force_login(outsider)
+
+    fragment = client.get(
+        reverse("notebooks:sources", args=[notebook.pk]), HTTP_HX_REQUEST="true"
+    ).text
+
+    assert "suggested-questions" not in fragment
+
+
+def test_a_note_titled_with_its_question_gets_questions_about_this_note(
+    fake_openai, owner, notebook
+):
+    from ingest.services import process_source
+    from notebooks.services import create_note, make_note_a_source
+
+    note = create_note(
+        user=owner,
+        notebook=notebook,
+        title="Where do grey herons breed?",  # as "Save to note" titles a saved answer
+        content="## Breeding\n\nHerons breed in colonies called heronries [1].",
+    )
+
+    source = process_source(source_id=make_note_a_source(note=note).pk)
+
+    assert SourceGuide.objects.get(source=source).questions == [
+        "What does this note say about breeding?"
+    ]
