@@ -12,14 +12,14 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.contrib.postgres.search import SearchVector
 from django.core.files.base import ContentFile, File
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from billing.services import credit_spent_text, has_credit, usage_for
+from billing.services import credit_spent_text, deferred_usage, has_credit, usage_for
 from generation.summaries import summarize
+from ingest import chunk_rows
 from ingest.chunker import chunk_passages
 from ingest.fetch import Fetched, fetch
 from ingest.loaders import detect_kind, html, load_passages
@@ -329,26 +329,14 @@ def _read(source: Source) -> None:
         # sees them under its exclusive lock and embeds them for the next model too.
         state = EmbeddingState.lock_for_writing(model=model.name, dimensions=model.dimensions)
         Chunk.objects.filter(source=source).delete()
-        Chunk.objects.bulk_create(
-            Chunk(
-                source=source,
-                ordinal=ordinal,
-                page=draft.page,
-                page_label=draft.page_label,
-                section=list(draft.section),
-                text=draft.text,
-                char_start=draft.char_start,
-                char_end=draft.char_end,
-                embedding=None,
-                embedding_model=state.active_model,
-            )
-            for ordinal, draft in enumerate(drafts)
-        )
-        # The full-text vectors, stemmed in the source's language, in the same transaction.
+        # The full-text vectors, stemmed in the source's language, written with the rows.
         source.language = detect_language(" ".join(draft.text for draft in drafts[:20]))
         source.search_config = search_config(source.language)
-        Chunk.objects.filter(source=source).update(
-            search_vector=SearchVector("text", config=source.search_config)
+        chunk_rows.insert_chunks(
+            source_id=source.pk,
+            drafts=drafts,
+            embedding_model=state.active_model,
+            search_config=source.search_config,
         )
         # Ready and answerable by its words now; the summary, then the vectors, follow.
         source.status = Source.Status.READY
@@ -419,8 +407,12 @@ def _embed_batch(source: Source, ids: list[int], texts: list[str]) -> None:
         # During a model switch (retrieval/reembed.py) the chunks get the vectors of both
         # models: the active one's serve now, the next one's at the switch.
         model, target = embeddings.active(), embeddings.target()
-        # With each chunk's parts, for hybrid search (retrieval/windows.py).
-        vectors, window_vectors = windows.embed_with_windows(texts, model=model, user=source.owner)
+        # With each chunk's parts, for hybrid search (retrieval/windows.py). The calls'
+        # usage rows are written together, in one commit instead of one per request.
+        with deferred_usage():
+            vectors, window_vectors = windows.embed_with_windows(
+                texts, model=model, user=source.owner
+            )
         next_vectors = next_window_vectors = None
         if target:
             try:
@@ -436,18 +428,8 @@ def _embed_batch(source: Source, ids: list[int], texts: list[str]) -> None:
             if state.active_model != model.name:
                 continue  # the switch happened meanwhile: embed with the new model
             # Only the chunks still waiting: a re-read of the source may have replaced them.
-            waiting = set(
-                Chunk.objects.filter(pk__in=ids, embedding__isnull=True)
-                .select_for_update()
-                .values_list("pk", flat=True)
-            )
-            chunks = [
-                Chunk(pk=pk, embedding=vector, embedding_model=model.name)
-                for pk, vector in zip(ids, vectors, strict=True)
-                if pk in waiting
-            ]
-            Chunk.objects.bulk_update(chunks, ["embedding", "embedding_model"])
-            kept = [index for index, pk in enumerate(ids) if pk in waiting]
+            written = chunk_rows.write_vectors(ids=ids, vectors=vectors, model=model.name)
+            kept = [index for index, pk in enumerate(ids) if pk in written]
             if window_vectors:
                 ChunkWindow.objects.bulk_create(
                     windows.window_rows(
