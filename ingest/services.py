@@ -14,8 +14,10 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.files.base import ContentFile, File
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from procrastinate.contrib.django.models import ProcrastinateJob
 
 from billing.services import credit_spent_text, deferred_usage, has_credit, usage_for
 from generation.summaries import summarize
@@ -44,8 +46,15 @@ logger = logging.getLogger(__name__)
 # The rest of a long source's embedding waits behind new sources (procrastinate runs the
 # highest priority first; new jobs have 0).
 CONTINUATION_PRIORITY = -1
+# Batches last about FAST_BATCH_SECONDS to SLOW_BATCH_SECONDS: a batch is what a source
+# added meanwhile may have to wait for (a job yields between batches), and the local e5
+# takes ~5 s for 8 chunks on a quiet machine, 30 s on a loaded one (bench/README.md, row 1).
 FAST_BATCH_SECONDS = 1.0
+SLOW_BATCH_SECONDS = 2.5
 MAX_EMBED_CHUNKS = 512
+# The batch size each embedding model reached in this process: a job starts where the last
+# one left off rather than at INGEST_EMBED_CHUNKS again, whatever the model's speed here.
+_batch_sizes: dict[str, int] = {}
 
 
 class UploadRejected(Exception):
@@ -278,8 +287,10 @@ def _process_source(
             _read(source)
         until = None if slice_seconds is None else started + slice_seconds
         # A job that only embeds does at least one batch, or slices would hand on the work
-        # without doing any; the job that read the source has done its part.
-        if not _embed_pending(source, until=until, at_least_one=resuming):
+        # without doing any; the job that read the source has done its part, but finishes a
+        # source that fits in one batch (handing that on would put it behind longer ones).
+        at_least_one = resuming or source.chunk_count <= settings.INGEST_EMBED_CHUNKS
+        if not _embed_pending(source, until=until, at_least_one=at_least_one):
             _continue_later(source)
     except AlreadyInLibrary as same:
         return _link_instead(source, same.existing)
@@ -352,17 +363,21 @@ def _read(source: Source) -> None:
 
 def _embed_pending(source: Source, *, until: float | None, at_least_one: bool = True) -> bool:
     """Embed the source's chunks that have no vector yet, a batch per transaction, until
-    none is left (True) or the time `until` (time.monotonic()) has passed (False)."""
+    none is left (True), or (with `until`, a time.monotonic()) until the next batch would
+    end after `until` or another ingest job is waiting (False): the job yields."""
     embedded_here = not at_least_one
+    last_batch_seconds = 0.0
     _report_progress(
         source,
         stage=Source.Stage.EMBEDDING,
         done=_embedded(source),
         total=source.chunk_count,
     )
-    # A batch that took under a second doubles the next one: a fast embedder (an API, the
-    # test server) is not held to a slow local model's batch and its many commits.
-    size = settings.INGEST_EMBED_CHUNKS
+    # A full batch that took under a second doubles the next one: a fast embedder (an API,
+    # the test server) is not held to a slow local model's batch and its many commits; one
+    # that took long shrinks it, as a source added meanwhile may wait for it.
+    model = embeddings.active().name
+    size = _batch_sizes.get(model, settings.INGEST_EMBED_CHUNKS)
     while True:
         pending = list(
             Chunk.objects.filter(source=source, embedding__isnull=True)
@@ -381,12 +396,21 @@ def _embed_pending(source: Source, *, until: float | None, at_least_one: bool = 
             source.stage, source.error, source.error_i18n = Source.Stage.NONE, "", None
             source.progress_done = source.progress_total = source.chunk_count
             return True
-        if until is not None and time.monotonic() > until and embedded_here:
+        if (
+            until is not None
+            and embedded_here
+            and (time.monotonic() + last_batch_seconds > until or _others_waiting())
+        ):
             return False
         batch_started = time.monotonic()
         _embed_batch(source, [pk for pk, _ in pending], [text for _, text in pending])
-        if time.monotonic() - batch_started < FAST_BATCH_SECONDS:
+        last_batch_seconds = time.monotonic() - batch_started
+        if last_batch_seconds < FAST_BATCH_SECONDS and len(pending) == size:
             size = min(size * 2, MAX_EMBED_CHUNKS)
+        elif last_batch_seconds > SLOW_BATCH_SECONDS:
+            # As many chunks as would have taken SLOW_BATCH_SECONDS at this batch's pace.
+            size = max(1, min(size, int(len(pending) * SLOW_BATCH_SECONDS / last_batch_seconds)))
+        _batch_sizes[model] = size
         embedded_here = True
         _report_progress(
             source,
@@ -394,6 +418,18 @@ def _embed_pending(source: Source, *, until: float | None, at_least_one: bool = 
             done=_embedded(source),
             total=source.chunk_count,
         )
+
+
+def forget_batch_sizes() -> None:
+    """Start every model's batches at INGEST_EMBED_CHUNKS again (tests)."""
+    _batch_sizes.clear()
+
+
+def _others_waiting() -> bool:
+    """Whether another ingest job is due: a source added meanwhile, or another source's
+    embedding handed on. A job that embeds yields to it between batches."""
+    due = Q(scheduled_at__isnull=True) | Q(scheduled_at__lte=timezone.now())
+    return ProcrastinateJob.objects.filter(due, queue_name="ingest", status="todo").exists()
 
 
 def _embedded(source: Source) -> int:
