@@ -45,9 +45,14 @@ class RawLayer:
 
 
 def read(
-    path: Path, *, with_text: bool, on_page: Callable[[int, int], None] | None = None
+    path: Path,
+    *,
+    with_text: bool,
+    on_page: Callable[[int, int], None] | None = None,
+    each_page: Callable[[str], str] = str,
 ) -> RawLayer:
-    """Read the PDF's page count, outline, labels and (`with_text`) pages in a child.
+    """Read the PDF's page count, outline, labels and (`with_text`) pages in a child;
+    `each_page` is applied to each page's text as it arrives.
 
     Raises CannotOpen when PDFium cannot open it, LoaderError when the child crashed, hung
     past PDF_READ_SECONDS, or stopped early. A page count out of bounds comes back with
@@ -67,7 +72,7 @@ def read(
         timer = threading.Timer(settings.PDF_READ_SECONDS, stop)
         timer.start()
         try:
-            layer = _read_output(child, path, on_page)
+            layer = _read_output(child, path, on_page, each_page)
             returncode = child.wait()
         finally:
             timer.cancel()
@@ -111,7 +116,10 @@ def read(
 
 
 def _read_output(
-    child: subprocess.Popen[str], path: Path, on_page: Callable[[int, int], None] | None
+    child: subprocess.Popen[str],
+    path: Path,
+    on_page: Callable[[int, int], None] | None,
+    each_page: Callable[[str], str],
 ) -> RawLayer | None:
     """The layer from the child's lines as they come; None if it said nothing whole."""
     assert child.stdout is not None
@@ -138,7 +146,7 @@ def _read_output(
         page = json.loads(line)
         if page.get("error"):
             logger.warning("page %s of %s could not be read: %s", number, path.name, page["error"])
-        layer.texts[number] = page["text"]
+        layer.texts[number] = each_page(page["text"])
         if on_page is not None:
             on_page(number, layer.page_count)
     return layer
