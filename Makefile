@@ -55,7 +55,7 @@ lint: install-dev
 # its own; the embedded PostgreSQL is stopped after.
 BENCH_DATA ?= /tmp/loupe-bench
 bench: install
-	for script in manual_text_quality ingest_overhead embedding_efficiency worker_memory retrieval_latency \
+	for script in manual_text_quality ingest_overhead fair_queue embedding_efficiency worker_memory retrieval_latency \
 		stream_overhead load; do \
 		LOUPE_DATA_DIR=$(BENCH_DATA) $(PY) bench/$$script.py || status=1; \
 	done; LOUPE_DATA_DIR=$(BENCH_DATA) $(PY) -m config.database stop; exit $${status:-0}

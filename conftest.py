@@ -44,6 +44,15 @@ def english_between_tests():
 
 
 @pytest.fixture(autouse=True)
+def embedding_batches_start_afresh():
+    """A worker remembers how large its model's batches grew (ingest/services.py); each
+    test starts from INGEST_EMBED_CHUNKS, whatever the tests before it embedded."""
+    from ingest.services import forget_batch_sizes
+
+    forget_batch_sizes()
+
+
+@pytest.fixture(autouse=True)
 def fast_password_hashing(settings):
     # PBKDF2's deliberate slowness costs ~0.4 s per user created; tests need no security.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -260,8 +260,8 @@ EMBEDDING_DIMENSIONS = env_int("EMBEDDING_DIMENSIONS", 0, minimum=0)
 EMBEDDING_BATCH_SIZE = env_int("EMBEDDING_BATCH_SIZE", 32, minimum=1)
 # A source is searchable by its words as soon as it is read; its chunks are then embedded
 # INGEST_EMBED_CHUNKS at a time (each batch committed, so an interrupted source resumes),
-# and a job that has worked INGEST_SLICE_SECONDS hands the rest to a job of its own behind
-# any source added meanwhile (ingest/services.py).
+# and a job that has worked INGEST_SLICE_SECONDS, or sees another ingest job waiting, hands
+# the rest to a job of its own behind any source added meanwhile (ingest/services.py).
 INGEST_EMBED_CHUNKS = env_int("INGEST_EMBED_CHUNKS", 8, minimum=1)
 INGEST_SLICE_SECONDS = env_float("INGEST_SLICE_SECONDS", 5.0)
 
@@ -341,6 +341,10 @@ GENERATION_INPUT_TOKENS = env_int("GENERATION_INPUT_TOKENS", 6000, minimum=500)
 GENERATION_CHUNKS_PER_SOURCE = env_int("GENERATION_CHUNKS_PER_SOURCE", 4, minimum=1)
 
 PDF_MAX_PAGES = env_int("PDF_MAX_PAGES", 2000, minimum=1)
+# PDFium reads a PDF's text layer in a child process (ingest/loaders/pdfium_process.py); one
+# that has not finished after this long is stopped and its source fails. A 261-page manual
+# takes about a second.
+PDF_READ_SECONDS = env_float("PDF_READ_SECONDS", 300.0)
 # Pages without a legible text layer (all pages in capture mode "vision") read by the vision
 # model, per upload; beyond it the source fails rather than running up a bill.
 PDF_VISION_MAX_PAGES = env_int("PDF_VISION_MAX_PAGES", 100, minimum=1)

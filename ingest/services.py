@@ -12,14 +12,16 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.contrib.postgres.search import SearchVector
 from django.core.files.base import ContentFile, File
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from procrastinate.contrib.django.models import ProcrastinateJob
 
-from billing.services import credit_spent_text, has_credit, usage_for
+from billing.services import credit_spent_text, deferred_usage, has_credit, usage_for
 from generation.summaries import summarize
+from ingest import chunk_rows
 from ingest.chunker import chunk_passages
 from ingest.fetch import Fetched, fetch
 from ingest.loaders import detect_kind, html, load_passages
@@ -45,8 +47,15 @@ logger = logging.getLogger(__name__)
 # The rest of a long source's embedding waits behind new sources (procrastinate runs the
 # highest priority first; new jobs have 0).
 CONTINUATION_PRIORITY = -1
+# Batches last about FAST_BATCH_SECONDS to SLOW_BATCH_SECONDS: a batch is what a source
+# added meanwhile may have to wait for (a job yields between batches), and the local e5
+# takes ~5 s for 8 chunks on a quiet machine, 30 s on a loaded one (bench/README.md, row 1).
 FAST_BATCH_SECONDS = 1.0
+SLOW_BATCH_SECONDS = 2.5
 MAX_EMBED_CHUNKS = 512
+# The batch size each embedding model reached in this process: a job starts where the last
+# one left off rather than at INGEST_EMBED_CHUNKS again, whatever the model's speed here.
+_batch_sizes: dict[str, int] = {}
 
 
 class UploadRejected(Exception):
@@ -279,8 +288,10 @@ def _process_source(
             _read(source)
         until = None if slice_seconds is None else started + slice_seconds
         # A job that only embeds does at least one batch, or slices would hand on the work
-        # without doing any; the job that read the source has done its part.
-        if not _embed_pending(source, until=until, at_least_one=resuming):
+        # without doing any; the job that read the source has done its part, but finishes a
+        # source that fits in one batch (handing that on would put it behind longer ones).
+        at_least_one = resuming or source.chunk_count <= settings.INGEST_EMBED_CHUNKS
+        if not _embed_pending(source, until=until, at_least_one=at_least_one):
             _continue_later(source)
     except AlreadyInLibrary as same:
         return _link_instead(source, same.existing)
@@ -330,26 +341,14 @@ def _read(source: Source) -> None:
         # sees them under its exclusive lock and embeds them for the next model too.
         state = EmbeddingState.lock_for_writing(model=model.name, dimensions=model.dimensions)
         Chunk.objects.filter(source=source).delete()
-        Chunk.objects.bulk_create(
-            Chunk(
-                source=source,
-                ordinal=ordinal,
-                page=draft.page,
-                page_label=draft.page_label,
-                section=list(draft.section),
-                text=draft.text,
-                char_start=draft.char_start,
-                char_end=draft.char_end,
-                embedding=None,
-                embedding_model=state.active_model,
-            )
-            for ordinal, draft in enumerate(drafts)
-        )
-        # The full-text vectors, stemmed in the source's language, in the same transaction.
+        # The full-text vectors, stemmed in the source's language, written with the rows.
         source.language = detect_language(" ".join(draft.text for draft in drafts[:20]))
         source.search_config = search_config(source.language)
-        Chunk.objects.filter(source=source).update(
-            search_vector=SearchVector("text", config=source.search_config)
+        chunk_rows.insert_chunks(
+            source_id=source.pk,
+            drafts=drafts,
+            embedding_model=state.active_model,
+            search_config=source.search_config,
         )
         # Ready and answerable by its words now; the summary, then the vectors, follow.
         source.status = Source.Status.READY
@@ -366,17 +365,21 @@ def _read(source: Source) -> None:
 
 def _embed_pending(source: Source, *, until: float | None, at_least_one: bool = True) -> bool:
     """Embed the source's chunks that have no vector yet, a batch per transaction, until
-    none is left (True) or the time `until` (time.monotonic()) has passed (False)."""
+    none is left (True), or (with `until`, a time.monotonic()) until the next batch would
+    end after `until` or another ingest job is waiting (False): the job yields."""
     embedded_here = not at_least_one
+    last_batch_seconds = 0.0
     _report_progress(
         source,
         stage=Source.Stage.EMBEDDING,
         done=_embedded(source),
         total=source.chunk_count,
     )
-    # A batch that took under a second doubles the next one: a fast embedder (an API, the
-    # test server) is not held to a slow local model's batch and its many commits.
-    size = settings.INGEST_EMBED_CHUNKS
+    # A full batch that took under a second doubles the next one: a fast embedder (an API,
+    # the test server) is not held to a slow local model's batch and its many commits; one
+    # that took long shrinks it, as a source added meanwhile may wait for it.
+    model = embeddings.active().name
+    size = _batch_sizes.get(model, settings.INGEST_EMBED_CHUNKS)
     while True:
         pending = list(
             Chunk.objects.filter(source=source, embedding__isnull=True)
@@ -395,12 +398,21 @@ def _embed_pending(source: Source, *, until: float | None, at_least_one: bool = 
             source.stage, source.error, source.error_i18n = Source.Stage.NONE, "", None
             source.progress_done = source.progress_total = source.chunk_count
             return True
-        if until is not None and time.monotonic() > until and embedded_here:
+        if (
+            until is not None
+            and embedded_here
+            and (time.monotonic() + last_batch_seconds > until or _others_waiting())
+        ):
             return False
         batch_started = time.monotonic()
         _embed_batch(source, [pk for pk, _ in pending], [text for _, text in pending])
-        if time.monotonic() - batch_started < FAST_BATCH_SECONDS:
+        last_batch_seconds = time.monotonic() - batch_started
+        if last_batch_seconds < FAST_BATCH_SECONDS and len(pending) == size:
             size = min(size * 2, MAX_EMBED_CHUNKS)
+        elif last_batch_seconds > SLOW_BATCH_SECONDS:
+            # As many chunks as would have taken SLOW_BATCH_SECONDS at this batch's pace.
+            size = max(1, min(size, int(len(pending) * SLOW_BATCH_SECONDS / last_batch_seconds)))
+        _batch_sizes[model] = size
         embedded_here = True
         _report_progress(
             source,
@@ -408,6 +420,18 @@ def _embed_pending(source: Source, *, until: float | None, at_least_one: bool = 
             done=_embedded(source),
             total=source.chunk_count,
         )
+
+
+def forget_batch_sizes() -> None:
+    """Start every model's batches at INGEST_EMBED_CHUNKS again (tests)."""
+    _batch_sizes.clear()
+
+
+def _others_waiting() -> bool:
+    """Whether another ingest job is due: a source added meanwhile, or another source's
+    embedding handed on. A job that embeds yields to it between batches."""
+    due = Q(scheduled_at__isnull=True) | Q(scheduled_at__lte=timezone.now())
+    return ProcrastinateJob.objects.filter(due, queue_name="ingest", status="todo").exists()
 
 
 def _embedded(source: Source) -> int:
@@ -421,8 +445,12 @@ def _embed_batch(source: Source, ids: list[int], texts: list[str]) -> None:
         # During a model switch (retrieval/reembed.py) the chunks get the vectors of both
         # models: the active one's serve now, the next one's at the switch.
         model, target = embeddings.active(), embeddings.target()
-        # With each chunk's parts, for hybrid search (retrieval/windows.py).
-        vectors, window_vectors = windows.embed_with_windows(texts, model=model, user=source.owner)
+        # With each chunk's parts, for hybrid search (retrieval/windows.py). The calls'
+        # usage rows are written together, in one commit instead of one per request.
+        with deferred_usage():
+            vectors, window_vectors = windows.embed_with_windows(
+                texts, model=model, user=source.owner
+            )
         next_vectors = next_window_vectors = None
         if target:
             try:
@@ -438,18 +466,8 @@ def _embed_batch(source: Source, ids: list[int], texts: list[str]) -> None:
             if state.active_model != model.name:
                 continue  # the switch happened meanwhile: embed with the new model
             # Only the chunks still waiting: a re-read of the source may have replaced them.
-            waiting = set(
-                Chunk.objects.filter(pk__in=ids, embedding__isnull=True)
-                .select_for_update()
-                .values_list("pk", flat=True)
-            )
-            chunks = [
-                Chunk(pk=pk, embedding=vector, embedding_model=model.name)
-                for pk, vector in zip(ids, vectors, strict=True)
-                if pk in waiting
-            ]
-            Chunk.objects.bulk_update(chunks, ["embedding", "embedding_model"])
-            kept = [index for index, pk in enumerate(ids) if pk in waiting]
+            written = chunk_rows.write_vectors(ids=ids, vectors=vectors, model=model.name)
+            kept = [index for index, pk in enumerate(ids) if pk in written]
             if window_vectors:
                 ChunkWindow.objects.bulk_create(
                     windows.window_rows(

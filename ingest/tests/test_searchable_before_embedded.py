@@ -8,6 +8,7 @@ from django.core.files.base import ContentFile
 from django.urls import reverse
 from procrastinate.contrib.django.models import ProcrastinateJob
 
+from ingest import services
 from ingest.services import add_source, process_source
 from ingest.worker import drain_queue
 from library.models import Chunk, Source
@@ -21,20 +22,33 @@ def words(prefix: str, count: int) -> bytes:
     return " ".join(f"{prefix}{n}" for n in range(count)).encode()
 
 
+# Two chunks with `longer_than_a_batch`: a source of one batch is finished by the job that
+# read it, so these are what a job with no time to spare hands on.
+OTTERS_AND_MORE = OTTERS + b" " + words("more", 25)
+
+
+@pytest.fixture
+def longer_than_a_batch(settings):
+    settings.CHUNK_TOKENS, settings.CHUNK_OVERLAP_TOKENS = 20, 0
+    settings.INGEST_EMBED_CHUNKS = 1
+
+
 def add(notebook, content: bytes, name: str) -> Source:
     upload = ContentFile(content, name=name)
     return add_source(owner=notebook.owner, notebook=notebook, upload=upload).source
 
 
-def test_a_source_read_but_not_yet_embedded_is_found_by_its_words(fake_openai, notebook):
-    source = add(notebook, OTTERS, "otters.txt")
+def test_a_source_read_but_not_yet_embedded_is_found_by_its_words(
+    fake_openai, notebook, longer_than_a_batch
+):
+    source = add(notebook, OTTERS_AND_MORE, "otters.txt")
 
     # A job with no time to spare: it reads, writes and hands the embedding on.
     source = process_source(source_id=source.pk, slice_seconds=0)
 
     assert (source.status, source.stage) == (Source.Status.READY, Source.Stage.EMBEDDING)
     assert not source.is_finished
-    assert Chunk.objects.filter(source=source, embedding__isnull=True).count() == 1
+    assert Chunk.objects.filter(source=source, embedding__isnull=True).count() == 2
     assert ProcrastinateJob.objects.filter(
         args={"source_id": source.pk}, status="todo", priority=-1
     ).exists()
@@ -45,8 +59,8 @@ def test_a_source_read_but_not_yet_embedded_is_found_by_its_words(fake_openai, n
     assert hits[0].similarity == 0  # no vector yet: found by its words alone
 
 
-def test_the_rest_of_the_embedding_finishes_the_source(fake_openai, notebook):
-    source = add(notebook, OTTERS, "otters.txt")
+def test_the_rest_of_the_embedding_finishes_the_source(fake_openai, notebook, longer_than_a_batch):
+    source = add(notebook, OTTERS_AND_MORE, "otters.txt")
     process_source(source_id=source.pk, slice_seconds=0)
 
     source = process_source(source_id=source.pk)
@@ -54,28 +68,30 @@ def test_the_rest_of_the_embedding_finishes_the_source(fake_openai, notebook):
     assert (source.status, source.stage) == (Source.Status.READY, "")
     assert source.is_finished
     assert not Chunk.objects.filter(source=source, embedding__isnull=True).exists()
-    assert source.progress_done == source.progress_total == 1
+    assert source.progress_done == source.progress_total == 2
 
 
 def test_the_notebook_page_says_the_source_is_searchable_while_it_is_embedded(
-    fake_openai, client, notebook
+    fake_openai, client, notebook, longer_than_a_batch
 ):
-    source = add(notebook, OTTERS, "otters.txt")
+    source = add(notebook, OTTERS_AND_MORE, "otters.txt")
     process_source(source_id=source.pk, slice_seconds=0)
     client.force_login(notebook.owner)
 
     page = client.get(reverse("notebooks:detail", args=[notebook.pk])).content.decode()
 
-    assert "searchable by its words · embedding 0/1 chunks" in page
+    assert "searchable by its words · embedding 0/2 chunks" in page
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_small_source_added_behind_a_long_one_is_embedded_before_the_long_one_ends(
+def test_a_small_source_added_behind_a_long_one_is_embedded_before_the_long_one(
     fake_openai, settings, notebook
 ):
     settings.CHUNK_TOKENS, settings.CHUNK_OVERLAP_TOKENS = 20, 0
     settings.INGEST_EMBED_CHUNKS, settings.EMBEDDING_BATCH_SIZE = 2, 2
-    settings.INGEST_SLICE_SECONDS = 0  # each job embeds one batch, then hands the rest on
+    # Time to spare: the long one yields because the small one waits, not because its
+    # slice is over.
+    settings.INGEST_SLICE_SECONDS = 60
     long = add(notebook, words("long", 400), "long.txt")
     small = add(notebook, OTTERS, "otters.txt")
 
@@ -85,9 +101,95 @@ def test_a_small_source_added_behind_a_long_one_is_embedded_before_the_long_one_
     small.refresh_from_db()
     assert (long.status, long.stage, small.status, small.stage) == ("ready", "", "ready", "")
     inputs = [" ".join(request.body["input"]) for request in fake_openai.embedding_requests]
-    small_at = next(n for n, text in enumerate(inputs) if "otters" in text)
-    long_last = max(n for n, text in enumerate(inputs) if "long" in text)
-    # The long source's first slice, then the small source, then the rest of the long one.
-    assert 0 < small_at < long_last
+    # The long source is read (searchable at once), then the small one goes first.
+    assert "otters" in inputs[0]
+    assert all("long" in text for text in inputs[1:])
     assert Chunk.objects.filter(source=long).count() == long.chunk_count == 20
     assert not Chunk.objects.filter(embedding__isnull=True).exists()
+
+
+def test_a_job_embedding_a_long_source_yields_after_a_batch_when_another_source_waits(
+    fake_openai, settings, notebook
+):
+    settings.CHUNK_TOKENS, settings.CHUNK_OVERLAP_TOKENS = 20, 0
+    settings.INGEST_EMBED_CHUNKS, settings.EMBEDDING_BATCH_SIZE = 2, 2
+    long = add(notebook, words("long", 400), "long.txt")
+    process_source(source_id=long.pk, slice_seconds=0)  # read; the embedding handed on
+    add(notebook, OTTERS, "otters.txt")  # arrives while the long one is embedded
+
+    long = process_source(source_id=long.pk, slice_seconds=60)
+
+    # One batch (a job that only embeds does at least one), then the rest is handed on.
+    assert Chunk.objects.filter(source=long, embedding__isnull=False).count() == 2
+    assert (long.status, long.stage) == ("ready", "embedding")
+    assert (
+        ProcrastinateJob.objects.filter(
+            args={"source_id": long.pk}, status="todo", priority=-1
+        ).count()
+        == 2
+    )  # the one handed on before, and this one's
+
+
+def test_a_source_that_fits_in_one_batch_is_finished_by_the_job_that_read_it(
+    fake_openai, settings, notebook
+):
+    first = add(notebook, OTTERS, "otters.txt")
+    add(notebook, b"Another note that waits its turn.", "other.txt")
+
+    first = process_source(source_id=first.pk, slice_seconds=60)
+
+    assert (first.status, first.stage) == ("ready", "")
+    assert not Chunk.objects.filter(source=first, embedding__isnull=True).exists()
+    assert not ProcrastinateJob.objects.filter(args={"source_id": first.pk}, priority=-1).exists()
+
+
+def test_a_batch_that_takes_long_makes_the_next_smaller(
+    fake_openai, settings, notebook, monkeypatch
+):
+    settings.CHUNK_TOKENS, settings.CHUNK_OVERLAP_TOKENS = 20, 0
+    settings.INGEST_EMBED_CHUNKS, settings.EMBEDDING_BATCH_SIZE = 8, 64
+    # Every batch counts as slow (past SLOW_BATCH_SECONDS, however fast): the next one is as
+    # small as it gets.
+    monkeypatch.setattr(services, "FAST_BATCH_SECONDS", -1.0)
+    monkeypatch.setattr(services, "SLOW_BATCH_SECONDS", -1.0)
+    long = add(notebook, words("long", 400), "long.txt")
+
+    process_source(source_id=long.pk)
+
+    sizes = [len(request.body["input"]) for request in fake_openai.embedding_requests]
+    assert sizes == [8] + [1] * 12
+
+
+def test_the_next_job_starts_with_the_batch_size_the_last_one_reached(
+    fake_openai, settings, notebook, monkeypatch
+):
+    settings.CHUNK_TOKENS, settings.CHUNK_OVERLAP_TOKENS = 20, 0
+    settings.INGEST_EMBED_CHUNKS, settings.EMBEDDING_BATCH_SIZE = 8, 64
+    monkeypatch.setattr(services, "FAST_BATCH_SECONDS", -1.0)
+    monkeypatch.setattr(services, "SLOW_BATCH_SECONDS", -1.0)
+    first = add(notebook, words("first", 300), "first.txt")
+    process_source(source_id=first.pk)  # 8 chunks, then one at a time
+    before = len(fake_openai.embedding_requests)
+    second = add(notebook, words("second", 60), "second.txt")
+
+    process_source(source_id=second.pk)
+
+    sizes = [len(request.body["input"]) for request in fake_openai.embedding_requests[before:]]
+    assert sizes == [1, 1, 1]
+
+
+def test_a_batch_that_was_not_full_does_not_grow_the_next(
+    fake_openai, settings, notebook, monkeypatch
+):
+    settings.CHUNK_TOKENS, settings.CHUNK_OVERLAP_TOKENS = 20, 0
+    settings.INGEST_EMBED_CHUNKS, settings.EMBEDDING_BATCH_SIZE = 8, 64
+    monkeypatch.setattr(services, "FAST_BATCH_SECONDS", 1000.0)  # every batch counts as fast
+    small = add(notebook, OTTERS, "otters.txt")
+    process_source(source_id=small.pk)  # one chunk: fast, but says nothing of eight
+    before = len(fake_openai.embedding_requests)
+    long = add(notebook, words("long", 400), "long.txt")
+
+    process_source(source_id=long.pk)
+
+    sizes = [len(request.body["input"]) for request in fake_openai.embedding_requests[before:]]
+    assert sizes == [8, 12]

@@ -1,0 +1,80 @@
+"""Writing a source's chunks and their vectors: one statement each, not one per row.
+
+A 261-page manual has ~600 chunks. Django's `bulk_create` followed by an UPDATE of the
+full-text vectors wrote every row twice, and `bulk_update` of the vectors is a CASE with a
+branch per row, compiled in Python and evaluated per row in PostgreSQL (quadratic): the two
+were most of Loupe's own time in reading the manual (bench/README.md, note 1). Here the rows
+travel as arrays, unnested in SQL, with the full-text vector computed in the INSERT.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from django.db import connection
+
+from ingest.chunker import ChunkDraft
+from library.models import Chunk
+
+_TABLE = Chunk._meta.db_table
+
+
+def insert_chunks(
+    *, source_id: int, drafts: Sequence[ChunkDraft], embedding_model: str, search_config: str
+) -> None:
+    """Insert the drafts as the source's chunks (ordinals from 0), without vectors, each
+    with its full-text vector stemmed by `search_config`: what `SearchVector("text",
+    config=...)` gives (library/tests: the two are compared)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            INSERT INTO {_TABLE} (source_id, ordinal, page, page_label, section, text,
+                                  char_start, char_end, embedding_model, search_vector)
+            SELECT %s, row.ordinal - 1, row.page, row.page_label, row.section::jsonb, row.text,
+                   row.char_start, row.char_end, %s,
+                   to_tsvector(%s::regconfig, COALESCE(row.text, ''))
+            FROM unnest(%s::integer[], %s::text[], %s::text[], %s::text[], %s::integer[],
+                        %s::integer[])
+                 WITH ORDINALITY AS row(page, page_label, section, text, char_start, char_end,
+                                        ordinal)
+            """,
+            [
+                source_id,
+                embedding_model,
+                search_config,
+                [draft.page for draft in drafts],
+                [draft.page_label for draft in drafts],
+                [json.dumps(list(draft.section)) for draft in drafts],
+                [draft.text for draft in drafts],
+                [draft.char_start for draft in drafts],
+                [draft.char_end for draft in drafts],
+            ],
+        )
+
+
+def write_vectors(
+    *, ids: Sequence[int], vectors: Sequence[Sequence[float]], model: str
+) -> set[int]:
+    """Give the chunks among `ids` that still have no vector theirs (by `model`); returns
+    the ids written. A chunk deleted or embedded meanwhile (its source read again) is left
+    as it is. Called inside the caller's transaction: the rows stay locked until it ends."""
+    if not ids:
+        return set()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            UPDATE {_TABLE} AS chunk
+            SET embedding = given.embedding::vector, embedding_model = %s
+            FROM unnest(%s::bigint[], %s::text[]) AS given(id, embedding)
+            WHERE chunk.id = given.id AND chunk.embedding IS NULL
+            RETURNING chunk.id
+            """,
+            [model, list(ids), [_vector_text(vector) for vector in vectors]],
+        )
+        return {row[0] for row in cursor.fetchall()}
+
+
+def _vector_text(vector: Sequence[float]) -> str:
+    # pgvector's text form; repr() keeps every float's exact value.
+    return "[" + ",".join(map(repr, map(float, vector))) + "]"

@@ -1,0 +1,161 @@
+"""Reading a PDF's text layer with PDFium in a child process (pdfium_text.py), so that a
+file that crashes or hangs PDFium fails its source instead of killing or holding the worker.
+
+The child costs a process start (~0.1 s, bench/README.md note 1) and the pages' text sent
+through a pipe; the pages are reported as they arrive, for the source's progress.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.conf import settings
+
+from ingest.passages import LoaderError
+from ingest.structure import OutlineEntry
+from texts import Text
+
+logger = logging.getLogger(__name__)
+
+SCRIPT = Path(__file__).with_name("pdfium_text.py")
+
+
+class CannotOpen(Exception):
+    """PDFium cannot open the file (damaged, or protected by a password); PDFium's words."""
+
+
+@dataclass
+class RawLayer:
+    """What the child read: the page count, and where it is in bounds, the rest."""
+
+    page_count: int
+    outline: list[OutlineEntry] = field(default_factory=list)
+    labels: dict[int, str] = field(default_factory=dict)
+    # Numbered from 1; every page once the child has finished.
+    texts: dict[int, str] = field(default_factory=dict)
+
+
+def read(
+    path: Path,
+    *,
+    with_text: bool,
+    on_page: Callable[[int, int], None] | None = None,
+    each_page: Callable[[str], str] = str,
+) -> RawLayer:
+    """Read the PDF's page count, outline, labels and (`with_text`) pages in a child;
+    `each_page` is applied to each page's text as it arrives.
+
+    Raises CannotOpen when PDFium cannot open it, LoaderError when the child crashed, hung
+    past PDF_READ_SECONDS, or stopped early. A page count out of bounds comes back with
+    nothing else: the caller refuses it."""
+    command = [sys.executable, "-I", str(SCRIPT), str(path), str(settings.PDF_MAX_PAGES)]
+    if not with_text:
+        command.append("--no-text")
+    with tempfile.TemporaryFile() as errors:
+        child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=errors, text=True)
+        # A timer, not a timeout on each read: a page that never comes must not hold us.
+        timed_out = threading.Event()
+
+        def stop() -> None:
+            timed_out.set()
+            child.kill()
+
+        timer = threading.Timer(settings.PDF_READ_SECONDS, stop)
+        timer.start()
+        try:
+            layer = _read_output(child, path, on_page, each_page)
+            returncode = child.wait()
+        finally:
+            timer.cancel()
+            if child.poll() is None:
+                child.kill()
+                child.wait()
+            if child.stdout is not None:
+                child.stdout.close()
+        errors.seek(0)
+        said = errors.read().decode(errors="replace").strip()
+    if timed_out.is_set():
+        logger.warning("PDFium took over %s s on %s; stopped", settings.PDF_READ_SECONDS, path.name)
+        raise LoaderError(
+            Text(
+                "The PDF reader took longer than %(seconds)s seconds on this file and was "
+                "stopped (PDF_READ_SECONDS). The file may be damaged or built to stall readers.",
+                seconds=settings.PDF_READ_SECONDS,
+            )
+        )
+    if returncode != 0 or layer is None:
+        logger.warning(
+            "PDFium's child ended with %s on %s: %s", _describe(returncode), path.name, said[-500:]
+        )
+        raise LoaderError(
+            Text(
+                "The PDF reader crashed on this file (%(how)s). The file may be damaged or "
+                "built to attack PDF readers; Loupe cannot read it.",
+                how=_describe(returncode),
+            )
+        )
+    in_bounds = 0 < layer.page_count <= settings.PDF_MAX_PAGES
+    if with_text and in_bounds and len(layer.texts) != layer.page_count:
+        raise LoaderError(
+            Text(
+                "The PDF reader stopped after %(read)s of %(pages)s pages.",
+                read=len(layer.texts),
+                pages=layer.page_count,
+            )
+        )
+    return layer
+
+
+def _read_output(
+    child: subprocess.Popen[str],
+    path: Path,
+    on_page: Callable[[int, int], None] | None,
+    each_page: Callable[[str], str],
+) -> RawLayer | None:
+    """The layer from the child's lines as they come; None if it said nothing whole."""
+    assert child.stdout is not None
+    head = child.stdout.readline()
+    if not head.endswith("\n"):
+        return None  # it ended (crashed, or was stopped) before its first line
+    document = json.loads(head)
+    if "cannot_open" in document:
+        child.wait()
+        raise CannotOpen(document["cannot_open"])
+    layer = RawLayer(page_count=document["pages"])
+    if document.get("outline_error"):
+        logger.warning("the outline could not be read (%s)", document["outline_error"])
+    if document.get("labels_error"):
+        logger.warning("the page labels could not be read (%s)", document["labels_error"])
+    layer.outline = [
+        OutlineEntry(level=level, title=title, page=page)
+        for level, title, page in document.get("outline", [])
+    ]
+    layer.labels = {int(number): label for number, label in document.get("labels", {}).items()}
+    for number, line in enumerate(child.stdout, start=1):
+        if not line.endswith("\n"):
+            break  # cut off mid-line: the child died writing it
+        page = json.loads(line)
+        if page.get("error"):
+            logger.warning("page %s of %s could not be read: %s", number, path.name, page["error"])
+        layer.texts[number] = each_page(page["text"])
+        if on_page is not None:
+            on_page(number, layer.page_count)
+    return layer
+
+
+def _describe(returncode: int) -> str:
+    if returncode < 0:
+        try:
+            return f"signal {signal.Signals(-returncode).name}"
+        except ValueError:
+            return f"signal {-returncode}"
+    return f"exit status {returncode}"
