@@ -67,7 +67,9 @@ def _start_guide(source: Source) -> SourceGuide | None:
 
     try:
         with transaction.atomic():
-            if _model_writes_guides():
+            # A generated document's guide comes from its outline: no model call for what
+            # a model just wrote.
+            if _model_writes_guides() and source.kind != Source.Kind.GENERATED:
                 guide = SourceGuide.objects.create(source=source, mode=SourceGuide.Mode.PENDING)
                 write_guide.defer(source_id=source.pk)
                 return guide
