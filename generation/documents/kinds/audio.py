@@ -141,12 +141,17 @@ class Section:
     size: int  # its chunks
 
 
-# A cross-reference says nothing heard alone ("see Section 9.1.2").
-CROSS_REFERENCE_RE = re.compile(r"\b(?:Section|Chapter|Abschnitt|Kapitel)\s+\d", re.IGNORECASE)
+# A cross-reference or a caption says nothing heard alone ("see Section 9.1.2", "Table 3.1:").
+CROSS_REFERENCE_RE = re.compile(
+    r"\b(?:Section|Chapter|Table|Figure|Abschnitt|Kapitel|Tabelle|Abbildung)\s+\d", re.IGNORECASE
+)
+# A sentence the splitter cut at an abbreviation ("… wie z.B.") is no sentence.
+CUT_AT_ABBREVIATION_RE = re.compile(r"\b(?:z\.\s?B|e\.g|i\.e|u\.a|bzw|usw|etc|vgl|ca)\.$")
 # A PDF's run-in heading glued to the sentence after it: "Chapter 11", "Note", "Tip".
 RUN_IN_RE = re.compile(
     r"^(?:(?:Chapter|Kapitel)\s+\d+\s+"
-    r"|(?:Note|Tip|Caution|Warning|Important|Hinweis|Tipp|Achtung|Warnung|Wichtig)\s+(?=[A-Z]))"
+    r"|(?:Note|Tip|Caution|Warning|Important|Anmerkung|Hinweis|Tipp|Achtung|Warnung|Wichtig)"
+    r"\s+(?=[A-ZÄÖÜ]))"
 )
 
 
@@ -154,6 +159,7 @@ def _speakable(sentence: str) -> bool:
     return (
         not UNSPEAKABLE_RE.search(sentence)
         and not CROSS_REFERENCE_RE.search(sentence)
+        and not CUT_AT_ABBREVIATION_RE.search(sentence)
         and len(sentence.split()) <= 45
     )
 
@@ -276,7 +282,7 @@ def _title(audio_format: str) -> str:
 
 
 def _named(labels: list[str]) -> str:
-    shown = [f"“{label}”" for label in labels[:5]]
+    shown = [_("“%(part)s”") % {"part": label} for label in labels[:5]]
     if len(labels) > 5:
         shown.append(_("more"))
     return ", ".join(shown)

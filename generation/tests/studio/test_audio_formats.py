@@ -178,3 +178,16 @@ def test_generate_takes_a_format_and_a_length(fake_openai, capsys, owner, notebo
             *("--user", "owner", "--notebook", "Research", "--kind", "report"),
             *("--format", "debate"),
         )
+
+
+def test_offline_a_heading_the_pdf_ran_into_a_sentence_is_cut_off_and_asides_passed_over():
+    heading = "1.5 The simple shell command"
+    ran_in = "1.5 The simple shell command Now you have some feel on how to use it."
+    assert audio._without_heading(ran_in, [heading]) == "Now you have some feel on how to use it."
+    assert audio._without_heading("Anmerkung Bestimmte Rechte gelten.", []) == (
+        "Bestimmte Rechte gelten."
+    )
+    assert not audio._speakable("Es gibt viele Werkzeuge für XML-Dateien, wie z.B.")
+    assert not audio._speakable("See Section 4.5.2 for integration of server systems.")
+    assert not audio._speakable("Edit /etc/apt/sources.list as root.")
+    assert audio._speakable("Directories on Unix systems are called folders elsewhere.")
