@@ -195,3 +195,15 @@ def test_a_generated_document_costs_no_summary_or_guide_call_of_its_own(
     guide = guides_for([document.source])[document.source_id]
     assert guide.mode == SourceGuide.Mode.OUTLINE
     assert len(fake_openai.chat_requests) == 1  # the document's own call only
+
+
+def test_a_report_section_that_lost_every_sentence_loses_its_heading():
+    from generation.documents.acceptance import _tidy
+
+    cut = (
+        "## Herons\n\n- \n- Herons nest [1].\n\n"
+        "## Moons\n\n- \n\n### Craters\n\n"
+        "## Trains\n\nThey run [2]."
+    )
+
+    assert _tidy(cut) == "## Herons\n\n- Herons nest [1].\n\n## Trains\n\nThey run [2]."
