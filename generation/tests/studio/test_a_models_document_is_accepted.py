@@ -54,7 +54,7 @@ def test_a_reply_without_any_marker_is_accepted_with_every_item_placed_by_loupe(
 
 
 def test_report_sentences_without_markers_are_attributed_and_unsupported_ones_left_out(
-    fake_openai, studio_sources, make_document
+    client, fake_openai, owner, notebook, studio_sources, make_document
 ):
     markdown = (
         "## Herons\n\n"
@@ -76,6 +76,9 @@ def test_report_sentences_without_markers_are_attributed_and_unsupported_ones_le
     assert "include breakfast [" in text
     placed = {cited.n for cited in document.citations.all() if cited.attributed}
     assert placed and len(placed) < document.citations.count()  # [1] was the model's own
+    client.force_login(owner)
+    page = client.get(reverse("studio:document", args=[notebook.pk, document.pk])).content.decode()
+    assert "Loupe left out 1 claim of the model’s that no passage supports." in page
 
 
 def test_markers_naming_no_passage_are_dropped_and_the_claim_attributed(

@@ -126,7 +126,9 @@ def test_with_a_model_the_prompt_asks_for_the_format_and_length(
     assert "centimetres tall. They breed" in document.data["turns"][1]["text"]
 
 
-def test_with_a_model_a_brief_is_asked_of_one_voice(fake_openai, owner, notebook, studio_sources):
+def test_with_a_model_a_brief_is_asked_of_one_voice(
+    client, fake_openai, owner, notebook, studio_sources
+):
     from generation.documents.services import generate_document, request_document
 
     fake_openai.chat_replies.append(reply(ONE_VOICE))
@@ -142,6 +144,9 @@ def test_with_a_model_a_brief_is_asked_of_one_voice(fake_openai, owner, notebook
     assert schema["properties"]["turns"]["items"]["properties"]["speaker"] == {"enum": ["A"]}
     assert "one voice" in request.body["messages"][0]["content"]
     assert [r.body["voice"] for r in fake_openai.speech_requests] == ["fake-voice-a"]
+    client.force_login(owner)
+    page = client.get(reverse("studio:document", args=[notebook.pk, document.pk])).content.decode()
+    assert "Brief: one voice, about two minutes · Short" in page
 
 
 def test_the_studio_form_sends_the_format_and_length_for_an_overview_only(
