@@ -67,9 +67,7 @@ def _start_guide(source: Source) -> SourceGuide | None:
 
     try:
         with transaction.atomic():
-            # A generated document's guide comes from its outline: no model call for what
-            # a model just wrote.
-            if _model_writes_guides() and source.kind != Source.Kind.GENERATED:
+            if _model_writes_guides():
                 guide = SourceGuide.objects.create(source=source, mode=SourceGuide.Mode.PENDING)
                 write_guide.defer(source_id=source.pk)
                 return guide

@@ -89,6 +89,10 @@ CLAIMS: dict[str, Items | Prose] = {
     "report": Prose("markdown"),
     "quiz": Items(("questions",), "explanation", "question", _quiz_says),
     "table": Items(("rows",), "source", "row", lambda row: [_said(row, "source")]),
+    # A card's front with its back states the fact; the back alone may too.
+    "flashcards": Items(
+        ("cards",), "back", "card", lambda card: [f"{card['front']}: {card['back']}", card["back"]]
+    ),
     "infographic": Items(
         ("figures", "timeline", "comparisons"),
         "source",

@@ -10,8 +10,6 @@ from billing.models import Usage
 from generation.documents import services
 from generation.documents.models import GeneratedDocument
 from generation.tests.studio.conftest import reply
-from notebooks.guides import guides_for
-from notebooks.models import SourceGuide
 
 SUPPORTED_ROWS = [
     {"cells": ["Grey heron height", "95 cm"], "source": ""},
@@ -186,7 +184,7 @@ def test_a_generation_over_its_time_budget_fails_saying_so(
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_generated_document_costs_no_summary_or_guide_call_of_its_own(
+def test_a_generated_document_costs_no_summary_call_of_its_own(
     fake_openai, settings, notebook, studio_sources, make_document
 ):
     settings.SOURCE_SUMMARIES = "auto"  # the sources' own summaries were made already
@@ -195,8 +193,6 @@ def test_a_generated_document_costs_no_summary_or_guide_call_of_its_own(
     document = make_document("table")
 
     assert document.source.summary and document.source.summary_mode == "extractive"
-    guide = guides_for([document.source])[document.source_id]
-    assert guide.mode == SourceGuide.Mode.OUTLINE
     assert len(fake_openai.chat_requests) == 1  # the document's own call only
 
 
