@@ -339,6 +339,12 @@ if GENERATION_RESPONSE_FORMAT not in {"json_schema", "none"}:
 GENERATION_INPUT_TOKENS = env_int("GENERATION_INPUT_TOKENS", 6000, minimum=500)
 # Passages retrieved from each source for the kind's focus query.
 GENERATION_CHUNKS_PER_SOURCE = env_int("GENERATION_CHUNKS_PER_SOURCE", 4, minimum=1)
+# A document's whole generation (condensing, writing, its repair, speaking) within this many
+# seconds; each chat call waits only what is left of it (generation/documents/deadline.py).
+# Sized for a small model on a CPU: a few calls of up to 2000 tokens at 5-10 tokens a second.
+GENERATION_TIMEOUT_SECONDS = env_float("GENERATION_TIMEOUT_SECONDS", 1800.0)
+if GENERATION_TIMEOUT_SECONDS <= 0:
+    raise ImproperlyConfigured("GENERATION_TIMEOUT_SECONDS must be more than 0")
 
 PDF_MAX_PAGES = env_int("PDF_MAX_PAGES", 2000, minimum=1)
 # PDFium reads a PDF's text layer in a child process (ingest/loaders/pdfium_process.py); one

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,9 +35,14 @@ class SpokenAudio:
 
 
 def synthesize_dialogue(
-    turns: list[tuple[str, str]], *, language: str, user: User | None
+    turns: list[tuple[str, str]],
+    *,
+    language: str,
+    user: User | None,
+    before_each: Callable[[], None] | None = None,
 ) -> SpokenAudio:
-    """The turns (speaker "A" or "B", text) spoken in two voices, in order, as one MP3.
+    """The turns (speaker "A" or "B", text) spoken in two voices, in order, as one MP3;
+    `before_each` is called before each speech call (a deadline's check raises there).
 
     Raises tts.SpeechUnavailable (a ProviderError) before any call when no engine is
     configured or installed, ProviderError when a call fails, ValueError for a script
@@ -55,6 +61,8 @@ def synthesize_dialogue(
                     if not first:
                         pcm.write(pause)
                     first = False
+                    if before_each is not None:
+                        before_each()
                     speech = tts.speak(piece, speaker=speaker, language=language, user=user)
                     pcm.write(speech.pcm)
         mp3_path = Path(folder) / "dialogue.mp3"

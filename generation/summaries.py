@@ -56,13 +56,21 @@ def head(passages: list[str], *, words: int = HEAD_WORDS) -> str:
     return "\n\n".join(piece.strip() for piece in pieces)
 
 
-def summarize(*, passages: list[str], title: str, language: str, user: User | None) -> Summary:
-    """The source's summary: by the chat model when there is one, else extractive.
+def summarize(
+    *,
+    passages: list[str],
+    title: str,
+    language: str,
+    user: User | None,
+    extractive_only: bool = False,
+) -> Summary:
+    """The source's summary: by the chat model when there is one (and not
+    `extractive_only`), else extractive.
 
     Raises ProviderError when the chat model fails; the caller decides what that means.
     """
     text = head(passages)
-    if settings.SOURCE_SUMMARIES == "auto" and chat_available():
+    if settings.SOURCE_SUMMARIES == "auto" and chat_available() and not extractive_only:
         return Summary(
             text=_llm_summary(text, title=title, language=language, user=user), mode="llm"
         )

@@ -74,13 +74,18 @@ def panel(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
 @rate_limited("generate")
 def create(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
     notebook = _get_notebook_for_user(request, notebook_id, Role.EDITOR)
+    kind = request.POST.get("kind", "")
+    # The form always sends the audio options; they mean something for an overview only.
+    audio = kind == GeneratedDocument.Kind.AUDIO
     try:
         request_document(
             user=request.user,
             notebook=notebook,
-            kind=request.POST.get("kind", ""),
+            kind=kind,
             language=request.POST.get("language", ""),
             chosen_sources=source_choice(user=request.user, notebook=notebook).searched,
+            audio_format=request.POST.get("audio_format", "") if audio else "",
+            length=request.POST.get("length", "") if audio else "",
         )
     except ValueError as exc:
         if request.htmx:

@@ -517,6 +517,9 @@ def _summarize(source: Source, passages: list[Passage]) -> None:
             title=source.title,
             language=source.language,
             user=source.owner,
+            # A generated document is already the model's writing, made from sources
+            # with summaries of their own: a model call more would only cost.
+            extractive_only=source.kind == Source.Kind.GENERATED,
         )
     except ProviderError as exc:
         logger.warning("summary of source %s failed: %s", source.pk, exc)

@@ -55,9 +55,11 @@ def chat(
     temperature: float = 0.1,
     response_format: dict[str, Any] | None = None,
     max_tokens: int | None = None,
+    timeout: float | None = None,
 ) -> ChatReply:
     """One completion; `response_format` (e.g. a json_schema) and `max_tokens` are passed
-    on when given."""
+    on when given; `timeout` shortens the wait (CHAT_TIMEOUT_SECONDS) for a caller with a
+    budget of its own."""
     if not chat_available():
         raise ProviderError(
             Text("No chat model is configured (set OPENAI_BASE_URL and CHAT_MODEL).")
@@ -66,9 +68,10 @@ def chat(
     extra: dict[str, Any] = {"response_format": response_format} if response_format else {}
     if max_tokens is not None:
         extra["max_tokens"] = max_tokens
+    wait = settings.CHAT_TIMEOUT_SECONDS if timeout is None else timeout
     try:
         response = _create(
-            settings.CHAT_TIMEOUT_SECONDS,
+            wait,
             model=model,
             messages=messages,
             temperature=temperature,
@@ -79,7 +82,7 @@ def chat(
             # say) as plain text instead of raising.
             raise ValueError(f"a response that is not JSON: {response[:80]!r}")
     except openai.APITimeoutError as exc:
-        raise ProviderError(_slow(settings.CHAT_TIMEOUT_SECONDS, "CHAT_TIMEOUT_SECONDS")) from exc
+        raise ProviderError(_slow(wait, "CHAT_TIMEOUT_SECONDS")) from exc
     except (openai.OpenAIError, ValueError, TypeError, KeyError, AttributeError) as exc:
         raise ProviderError(describe_error("chat", exc)) from exc
     usage = response.usage

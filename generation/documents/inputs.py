@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -26,6 +27,9 @@ from retrieval.search import Hit
 from retrieval.services import search
 from sharing import access
 from texts import Text
+
+if TYPE_CHECKING:
+    from generation.documents.deadline import Deadline
 
 
 class GenerationFailed(Exception):
@@ -121,6 +125,7 @@ each note ending with the [n] marker of the passage it comes from (only markers 
 appear in the material). Keep the material's language. Notes only, no introduction."""
 
 MAX_ROUNDS = 3
+CONDENSE_MIN_TOKENS = 200
 
 
 def fit_material(
@@ -130,10 +135,11 @@ def fit_material(
     user: User,
     budget: int,
     on_progress: Callable[[int, int], None] | None = None,
+    deadline: Deadline | None = None,
 ) -> str:
     """The material as one text within `budget` tokens: as it is when it fits, else
-    condensed by the chat model group by group, as often as needed (at most three rounds).
-    """
+    condensed by the chat model group by group, as often as needed (at most three rounds),
+    each call within the `deadline` when given."""
     for _round in range(MAX_ROUNDS + 1):
         text = "\n\n".join(blocks)
         if estimate_tokens(text) <= budget:
@@ -149,14 +155,14 @@ def fit_material(
         for done, group in enumerate(groups):
             if on_progress:
                 on_progress(done, len(groups))
-            reply = chat(
-                [
-                    {"role": "system", "content": CONDENSE_PROMPT.format(kind=kind)},
-                    {"role": "user", "content": "\n\n".join(group)},
-                ],
-                user=user,
-                temperature=0.1,
-            )
+            messages = [
+                {"role": "system", "content": CONDENSE_PROMPT.format(kind=kind)},
+                {"role": "user", "content": "\n\n".join(group)},
+            ]
+            # Notes shorter than what they condense, or the rounds would never fit.
+            max_tokens = max(CONDENSE_MIN_TOKENS, estimate_tokens(messages[1]["content"]) // 2)
+            call = deadline.chat if deadline is not None else chat
+            reply = call(messages, user=user, temperature=0.1, max_tokens=max_tokens)
             notes.append(reply.text.strip())
         if on_progress:
             on_progress(len(groups), len(groups))

@@ -79,9 +79,12 @@ def renumber(data: Any, passages: int, order: list[int]) -> Any:
     return data
 
 
-def cite(data: dict[str, Any], hits: list[Hit]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def cite(
+    data: dict[str, Any], hits: list[Hit], *, attributed: set[int] | None = None
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The data renumbered, and one citation per [n] (the fields of a DocumentCitation):
-    its chunk, and the quote that best supports the sentences citing it."""
+    its chunk, and the quote that best supports the sentences citing it; `attributed`: the
+    passage numbers only Loupe's markers name (generation/documents/acceptance.py)."""
     order: list[int] = []
     mapped = renumber(data, len(hits), order)
     cited = {n: hits[number - 1] for n, number in enumerate(order, start=1)}
@@ -98,6 +101,7 @@ def cite(data: dict[str, Any], hits: list[Hit]) -> tuple[dict[str, Any], list[di
             "similarity": round(hit.similarity, 4),
             "supported": supports[n].supported,
             "support_score": supports[n].score,
+            "attributed": order[n - 1] in (attributed or set()),
         }
         for n, hit in cited.items()
     ]

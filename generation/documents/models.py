@@ -42,6 +42,16 @@ class GeneratedDocument(models.Model):
         SPEAKING = "speaking", _("Speaking")
         INDEXING = "indexing", _("Indexing")
 
+    class AudioFormat(models.TextChoices):
+        DEEP_DIVE = "deep_dive", _("Deep dive: two hosts talk it through")
+        BRIEF = "brief", _("Brief: one voice, about two minutes")
+        DEBATE = "debate", _("Debate: two hosts take sides")
+
+    class Length(models.TextChoices):
+        SHORT = "short", _("Short")
+        DEFAULT = "default", _("Default length")
+        LONG = "long", _("Long")
+
     class Mode(models.TextChoices):
         LLM = "llm", _("Written by the chat model")
         EXTRACTIVE = "extractive", _("Extractive: sentences and figures from your sources")
@@ -76,6 +86,14 @@ class GeneratedDocument(models.Model):
     audio_seconds = models.FloatField(null=True, blank=True)
     audio_engine = models.CharField(max_length=100, blank=True)
     audio_engine_i18n = models.JSONField(null=True, blank=True, editable=False)
+    # An audio overview's format and length (generation/documents/kinds/audio.py).
+    audio_format = models.CharField(
+        max_length=20, choices=AudioFormat.choices, default=AudioFormat.DEEP_DIVE
+    )
+    length = models.CharField(max_length=10, choices=Length.choices, default=Length.DEFAULT)
+    # A model's claims that no passage supports, left out of the document
+    # (generation/documents/acceptance.py).
+    unsupported_dropped = models.PositiveIntegerField(default=0)
     # The searchable copy: a Source of kind "generated" in the notebook, once indexed.
     source = models.OneToOneField(
         Source, null=True, blank=True, on_delete=models.SET_NULL, related_name="generated_from"
@@ -104,6 +122,9 @@ class DocumentCitation(CitedPassage):
     document = models.ForeignKey(
         GeneratedDocument, on_delete=models.CASCADE, related_name="citations"
     )
+    # Placed by Loupe, not the model: the model gave the claim no marker and the support
+    # check found it in this passage (generation/documents/acceptance.py).
+    attributed = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["document_id", "n"]

@@ -18,7 +18,9 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 
 from billing.services import credit_spent_text, has_credit, usage_for
-from generation.documents import svg
+from generation.documents import acceptance, svg
+from generation.documents.acceptance import Accepted
+from generation.documents.deadline import Deadline
 from generation.documents.inputs import (
     GenerationFailed,
     Inputs,
@@ -70,13 +72,25 @@ def request_document(
     kind: str,
     language: str = "",
     chosen_sources: Sequence[int] | None = None,
+    audio_format: str = "",
+    length: str = "",
 ) -> GeneratedDocument:
     """Queue a document of `kind`; `language` "" lets the sources decide; made from the
-    `chosen_sources` only (ids; None: all). ValueError for an unknown kind or language, or
-    no source chosen."""
+    `chosen_sources` only (ids; None: all); an audio overview in `audio_format` at `length`
+    ("": the defaults). ValueError for an unknown kind, language, format or length, a
+    format or length for another kind, or no source chosen."""
     kind_module(kind)  # refuses an unknown kind with a message
     if language and language not in LANGUAGES:
         raise ValueError(f"Unknown language {language!r}; use one of {', '.join(LANGUAGES)}.")
+    formats, lengths = GeneratedDocument.AudioFormat, GeneratedDocument.Length
+    if audio_format and audio_format not in formats.values:
+        raise ValueError(
+            f"Unknown audio format {audio_format!r}; use one of {', '.join(formats.values)}."
+        )
+    if length and length not in lengths.values:
+        raise ValueError(f"Unknown length {length!r}; use one of {', '.join(lengths.values)}.")
+    if (audio_format or length) and kind != GeneratedDocument.Kind.AUDIO:
+        raise ValueError(_("A format and a length are for audio overviews only."))
     if chosen_sources is not None and not chosen_sources:
         raise ValueError(_("No source is ticked: tick at least one source to generate from."))
     from generation.tasks import generate_document as task
@@ -88,6 +102,8 @@ def request_document(
             kind=kind,
             requested_language=language,
             source_ids=None if chosen_sources is None else sorted(chosen_sources),
+            audio_format=audio_format or formats.DEEP_DIVE,
+            length=length or lengths.DEFAULT,
         )
         task.defer(document_id=document.pk)
     return document
@@ -178,6 +194,7 @@ def generate_document(*, document_id: int, raise_transient: bool = False) -> Gen
 
 
 def _make(document: GeneratedDocument) -> None:
+    deadline = Deadline()
     kind = kind_module(document.kind)
     inputs = gather(
         notebook=document.notebook,
@@ -189,17 +206,23 @@ def _make(document: GeneratedDocument) -> None:
     notebook_title = document.notebook.title
     _progress(document, stage=GeneratedDocument.Stage.WRITING)
     if chat_available():
-        data, model = _written(document, kind, inputs, language)
+        accepted, model = _written(document, kind, inputs, language, deadline)
         mode = GeneratedDocument.Mode.LLM
     else:
         # Fixed phrases of an extractive document (its title, "Fill in the blank") follow
         # the document's language where the catalogue has them.
         with translation.override(language or settings.LANGUAGE_CODE):
-            data = (
-                kind.extractive(inputs, notebook_title=notebook_title, seed=document.pk)
-                if document.kind == GeneratedDocument.Kind.QUIZ
-                else kind.extractive(inputs, notebook_title=notebook_title)
-            )
+            if document.kind == GeneratedDocument.Kind.QUIZ:
+                data = kind.extractive(inputs, notebook_title=notebook_title, seed=document.pk)
+            elif document.kind == GeneratedDocument.Kind.AUDIO:
+                data = kind.extractive(
+                    inputs,
+                    notebook_title=notebook_title,
+                    audio_format=document.audio_format,
+                    length=document.length,
+                )
+            else:
+                data = kind.extractive(inputs, notebook_title=notebook_title)
         try:
             parse_data(data, kind, len(inputs.hits))
         except InvalidOutput as exc:
@@ -212,11 +235,12 @@ def _make(document: GeneratedDocument) -> None:
                     error=str(exc),
                 )
             ) from exc
+        accepted = Accepted(data=data)
         model, mode = "", GeneratedDocument.Mode.EXTRACTIVE
-    data, citations = cite(data, inputs.hits)
+    data, citations = cite(accepted.data, inputs.hits, attributed=accepted.attributed)
     language = language or detect_language(strip_markers(kind.readable(data))) or ""
     if document.kind == GeneratedDocument.Kind.AUDIO:
-        _speak(document, data, language)
+        _speak(document, data, language, deadline)
     with transaction.atomic():
         document.citations.all().delete()
         DocumentCitation.objects.bulk_create(
@@ -227,6 +251,7 @@ def _make(document: GeneratedDocument) -> None:
         document.mode = mode
         document.model = model
         document.language = language
+        document.unsupported_dropped = accepted.dropped
         document.status = GeneratedDocument.Status.READY
         # Ready to read now; the stage is cleared once its searchable copy is indexed.
         document.stage = GeneratedDocument.Stage.INDEXING
@@ -238,15 +263,28 @@ def parse_data(data: dict[str, Any], kind: Any, passages: int) -> None:
     parse(json.dumps(data), kind.SCHEMA, lambda checked: kind.check(checked, passages))
 
 
+# The most a reply of each kind may run to (max_tokens): the items its instructions ask
+# for at their longest, with room to spare; an audio script's depends on its format and
+# length (kinds/audio.py). A reply cut off here is repaired once, told so.
+OUTPUT_TOKENS = {"report": 2000, "quiz": 1600, "table": 1600, "mindmap": 1200, "infographic": 1200}
+DEFAULT_OUTPUT_TOKENS = 1600
+
+
 def _written(
-    document: GeneratedDocument, kind: Any, inputs: Inputs, language: str
-) -> tuple[dict[str, Any], str]:
-    """The kind's JSON written by the chat model from the material (condensed to fit)."""
+    document: GeneratedDocument, kind: Any, inputs: Inputs, language: str, deadline: Deadline
+) -> tuple[Accepted, str]:
+    """The kind's JSON written by the chat model from the material (condensed to fit), as
+    acceptance.py keeps it: claims attributed, unsupported ones left out."""
     where = LANGUAGES.get(language, language)
-    system = kind.INSTRUCTIONS + (
+    schema, instructions, max_tokens = kind.SCHEMA, kind.INSTRUCTIONS, None
+    if document.kind == GeneratedDocument.Kind.AUDIO:
+        schema = kind.schema(document.audio_format, document.length)
+        instructions = kind.instructions(document.audio_format, document.length)
+        max_tokens = kind.output_tokens(document.audio_format, document.length)
+    system = instructions + (
         f"\n\nWrite in {where}." if where else "\n\nWrite in the documents' language."
     )
-    schema_tokens = estimate_tokens(system, str(kind.SCHEMA)) + 200
+    schema_tokens = estimate_tokens(system, str(schema)) + 200
     budget = settings.GENERATION_INPUT_TOKENS - schema_tokens
     if budget < 200:
         raise GenerationFailed(
@@ -267,20 +305,38 @@ def _written(
         user=document.owner,
         budget=budget,
         on_progress=report,
+        deadline=deadline,
     )
     _progress(document, stage=GeneratedDocument.Stage.WRITING)
+    passages = [hit.chunk.text for hit in inputs.hits]
+
+    def take(data: dict[str, Any]) -> Accepted:
+        accepted = acceptance.accept(document.kind, data, passages)
+        if document.kind == GeneratedDocument.Kind.AUDIO and document.audio_format != "brief":
+            accepted.data = acceptance.merge_turns(accepted.data)
+        try:
+            kind.check(accepted.data, len(passages))
+        except InvalidOutput as exc:
+            raise InvalidOutput(str(exc), details=accepted.problems + exc.details) from exc
+        return accepted
+
     reply = generate_json(
         system=system,
         material=f"Notebook: {document.notebook.title}\n\n{material}",
-        schema=kind.SCHEMA,
+        schema=schema,
         name=document.kind,
         user=document.owner,
-        check=lambda data: kind.check(data, len(inputs.hits)),
+        accept=take,
+        passages=len(passages) if acceptance.cites(document.kind) else 0,
+        max_tokens=max_tokens or OUTPUT_TOKENS.get(document.kind, DEFAULT_OUTPUT_TOKENS),
+        deadline=deadline,
     )
     return reply.data, reply.model
 
 
-def _speak(document: GeneratedDocument, data: dict[str, Any], language: str) -> None:
+def _speak(
+    document: GeneratedDocument, data: dict[str, Any], language: str, deadline: Deadline
+) -> None:
     """The script spoken as an MP3; an engine that is missing or fails fails the document
     with its message (synthesize_dialogue says what to configure)."""
     from generation.speech import synthesize_dialogue
@@ -288,7 +344,9 @@ def _speak(document: GeneratedDocument, data: dict[str, Any], language: str) -> 
     _progress(document, stage=GeneratedDocument.Stage.SPEAKING)
     turns = [(turn["speaker"], strip_markers(turn["text"])) for turn in data["turns"]]
     try:
-        spoken = synthesize_dialogue(turns, language=language, user=document.owner)
+        spoken = synthesize_dialogue(
+            turns, language=language, user=document.owner, before_each=deadline.check
+        )
     except ValueError as exc:
         raise GenerationFailed(
             Text("The script cannot be spoken: %(error)s.", error=message_of(exc))

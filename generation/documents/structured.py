@@ -7,29 +7,40 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import jsonschema
 from django.conf import settings
 from django.contrib.auth.models import User
 
 from generation.documents.inputs import GenerationFailed
-from providers.chat import chat
+from providers.chat import ChatReply
 from providers.tokens import estimate_tokens
 from texts import Text
+
+if TYPE_CHECKING:
+    from generation.documents.deadline import Deadline
+
+T = TypeVar("T")
+LISTED_DETAILS = 15  # a longer list would drown the model's second try
 
 FENCE_RE = re.compile(r"^\s*```(?:json)?\s*\n?(.*?)\n?```\s*$", re.DOTALL)
 
 
 class InvalidOutput(ValueError):
-    """The reply is not JSON of the expected shape; the message says what is wrong."""
+    """The reply is not JSON of the expected shape; the message says what is wrong, and
+    `details` item by item, for the model's second try."""
+
+    def __init__(self, message: str, *, details: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.details = list(details)
 
 
 @dataclass(frozen=True)
-class StructuredReply:
-    data: dict[str, Any]
+class StructuredReply(Generic[T]):
+    data: T
     model: str
     repaired: bool
 
@@ -44,7 +55,14 @@ def parse(
     try:
         data = json.loads(text)
     except ValueError as exc:
-        raise InvalidOutput(f"not JSON ({exc})") from exc
+        # Small models like to say something before or after the object, too.
+        start, end = text.find("{"), text.rfind("}")
+        try:
+            data = json.loads(text[start : end + 1]) if 0 <= start < end else None
+        except ValueError:
+            data = None
+        if data is None:
+            raise InvalidOutput(f"not JSON ({exc})") from exc
     validator = jsonschema.Draft202012Validator(schema)
     error = jsonschema.exceptions.best_match(validator.iter_errors(data))
     if error is not None:
@@ -62,8 +80,14 @@ def generate_json(
     schema: dict[str, Any],
     name: str,
     user: User,
-    check: Callable[[dict[str, Any]], None] | None = None,
-) -> StructuredReply:
+    accept: Callable[[dict[str, Any]], T],
+    passages: int,
+    max_tokens: int,
+    deadline: Deadline,
+) -> StructuredReply[T]:
+    """The model's JSON for `schema`, as `accept` takes it (it may fix what it can and
+    raises InvalidOutput for what it cannot); one repair call, told what was wrong and
+    which of the `passages` numbers exist (0: the kind cites none)."""
     messages = [
         {
             "role": "system",
@@ -92,22 +116,40 @@ def generate_json(
             "type": "json_schema",
             "json_schema": {"name": name, "schema": schema},
         }
-    reply = chat(messages, user=user, temperature=0.2, response_format=response_format)
+
+    def ask(temperature: float) -> ChatReply:
+        return deadline.chat(
+            messages,
+            user=user,
+            temperature=temperature,
+            response_format=response_format,
+            max_tokens=max_tokens,
+        )
+
+    def taken(reply: ChatReply) -> T:
+        try:
+            return accept(parse(reply.text, schema))
+        except InvalidOutput as exc:
+            if reply.finish_reason == "length":
+                raise InvalidOutput(
+                    f"it was cut off at {max_tokens} tokens, the most a {name} may take "
+                    f"({exc}); write a shorter one",
+                    details=exc.details,
+                ) from exc
+            raise
+
+    reply = ask(0.2)
     try:
-        return StructuredReply(parse(reply.text, schema, check), reply.model, repaired=False)
+        return StructuredReply(taken(reply), reply.model, repaired=False)
     except InvalidOutput as exc:
         first_error = exc
     messages += [
         {"role": "assistant", "content": reply.text},
-        {
-            "role": "user",
-            "content": f"That reply is not valid: {first_error}. Reply again with the "
-            "corrected JSON object only.",
-        },
+        {"role": "user", "content": repair_message(first_error, passages=passages)},
     ]
-    reply = chat(messages, user=user, temperature=0.0, response_format=response_format)
+    reply = ask(0.0)
     try:
-        return StructuredReply(parse(reply.text, schema, check), reply.model, repaired=True)
+        return StructuredReply(taken(reply), reply.model, repaired=True)
     except InvalidOutput as exc:
         raise GenerationFailed(
             Text(
@@ -119,3 +161,20 @@ def generate_json(
                 then=str(exc),
             )
         ) from exc
+
+
+def repair_message(error: InvalidOutput, *, passages: int) -> str:
+    """The second try's prompt: what was wrong, item by item, and the passages that exist."""
+    lines = [f"That reply is not valid: {error}."]
+    if error.details:
+        lines.append("What was wrong, item by item:")
+        lines += [f"- {detail}" for detail in error.details[:LISTED_DETAILS]]
+        if len(error.details) > LISTED_DETAILS:
+            lines.append(f"- and {len(error.details) - LISTED_DETAILS} more")
+    if passages:
+        lines.append(
+            f"The passages are numbered [1] to [{passages}]; no other number exists. "
+            "Write only what a passage states, each claim with the marker of its passage."
+        )
+    lines.append("Reply again with the corrected JSON object only, not the same one.")
+    return "\n".join(lines)

@@ -3,7 +3,6 @@ CDN, nothing loaded. Every text is escaped; the result is well-formed XML."""
 
 from __future__ import annotations
 
-import textwrap
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
@@ -12,7 +11,6 @@ from django.utils.translation import gettext as _
 from generation.documents.markers import strip_markers
 
 FONT = "system-ui, -apple-system, 'Segoe UI', sans-serif"
-CHAR_WIDTH = 0.58  # of the font size: an average glyph, to size boxes without a font engine
 PALETTE = ["#2563eb", "#059669", "#d97706", "#7c3aed", "#db2777", "#0891b2", "#65a30d"]
 
 
@@ -23,8 +21,54 @@ def _text(x: float, y: float, text: str, *, size: int = 13, **attributes: str) -
     return f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}"{extra}>{escape(text)}</text>'
 
 
-def _lines(text: str, width: int) -> list[str]:
-    return textwrap.wrap(text, width=width, break_long_words=True) or [""]
+# Glyph widths as a share of the font size, by kind of character, measured on DejaVu Sans
+# (Debian's sans-serif, wider than most): a box sized by an average glyph overflows with
+# capitals or a run of "m" and "w".
+NARROW = set("iljtfrI.,;:!'|()[]/- ")
+WIDE = set("mwMW@%")
+
+
+def text_width(text: str, size: float) -> float:
+    """About how wide `text` is drawn at `size` in a sans-serif font, rather more than less."""
+    width = 0.0
+    for char in text:
+        if char in NARROW:
+            width += 0.4
+        elif char in WIDE:
+            width += 1.0
+        elif char.isupper():
+            width += 0.75
+        elif char.isdigit():
+            width += 0.64
+        else:
+            width += 0.64
+    return width * size
+
+
+def wrapped(text: str, width: float, size: float) -> list[str]:
+    """`text` in lines no wider than `width` at `size`, broken between words, and inside a
+    word only when it alone is too wide."""
+    lines: list[str] = []
+    line = ""
+    for word in text.split():
+        while text_width(word, size) > width:  # a path or a long compound: cut it
+            cut = max(
+                1, next(i for i in range(len(word), 0, -1) if text_width(word[:i], size) <= width)
+            )
+            if line:
+                lines.append(line)
+                line = ""
+            lines.append(word[:cut])
+            word = word[cut:]
+        candidate = f"{line} {word}".strip()
+        if text_width(candidate, size) <= width:
+            line = candidate
+        else:
+            lines.append(line)
+            line = word
+    if line:
+        lines.append(line)
+    return lines or [""]
 
 
 def _document(width: float, height: float, title: str, body: list[str]) -> str:
@@ -39,7 +83,7 @@ def _document(width: float, height: float, title: str, body: list[str]) -> str:
 # of its children, each level a column as wide as its longest label.
 MAP_ROW = 34
 MAP_GAP = 48
-MAP_LABEL_CHARS = 28
+MAP_LABEL_WIDTH = 190  # a node's text at most this wide: long labels wrap
 
 
 def mindmap_svg(data: dict[str, Any]) -> str:
@@ -50,9 +94,9 @@ def mindmap_svg(data: dict[str, Any]) -> str:
     next_row = [0]
 
     def place(node: dict[str, Any], depth: int) -> int:
-        lines = _lines(node["label"], MAP_LABEL_CHARS)
         size = 15 if depth == 0 else 13
-        width = max(len(line) for line in lines) * size * CHAR_WIDTH + 20
+        lines = wrapped(strip_markers(node["label"]), MAP_LABEL_WIDTH, size)
+        width = max(text_width(line, size) for line in lines) + 20
         while len(columns) <= depth:
             columns.append(0.0)
         columns[depth] = max(columns[depth], width)
@@ -118,7 +162,7 @@ INFO_WIDTH = 760
 def infographic_svg(data: dict[str, Any]) -> str:
     body: list[str] = []
     y = 20.0
-    for line in _lines(data["title"], 52):
+    for line in wrapped(data["title"], INFO_WIDTH - 40, 22):
         y += 26
         body.append(_text(20, y, line, size=22, font_weight="bold", fill="#0f172a"))
     y += 16
@@ -132,7 +176,7 @@ def infographic_svg(data: dict[str, Any]) -> str:
                 y += row_height + 16
                 row_height = 0
             x = 20 + column * (card_width + 16)
-            label = _lines(strip_markers(figure["label"]), int(card_width / (12 * CHAR_WIDTH)))[:5]
+            label = wrapped(strip_markers(figure["label"]), card_width - 24, 12)[:5]
             height = 52 + len(label) * 16 + 12
             row_height = max(row_height, height)
             colour = PALETTE[index % len(PALETTE)]
@@ -140,8 +184,17 @@ def infographic_svg(data: dict[str, Any]) -> str:
                 f'<rect x="{x:.1f}" y="{y:.1f}" width="{card_width:.1f}" height="{height:.1f}" '
                 f'rx="10" fill="#f8fafc" stroke="{colour}" stroke-width="2"/>'
             )
+            # A long value gets a smaller font rather than run out of its card.
+            value_size = min(26, int((card_width - 24) / (text_width(figure["value"], 1) or 1)))
             body.append(
-                _text(x + 12, y + 36, figure["value"], size=26, font_weight="bold", fill=colour)
+                _text(
+                    x + 12,
+                    y + 36,
+                    figure["value"],
+                    size=value_size,
+                    font_weight="bold",
+                    fill=colour,
+                )
             )
             for number, line in enumerate(label):
                 body.append(_text(x + 12, y + 60 + number * 16, line, size=12, fill="#334155"))
@@ -153,7 +206,7 @@ def infographic_svg(data: dict[str, Any]) -> str:
         top = y
         line_at = len(body)  # the line goes under the dots
         for index, event in enumerate(timeline):
-            lines = _lines(strip_markers(event["event"]), 70)[:3]
+            lines = wrapped(strip_markers(event["event"]), INFO_WIDTH - 200, 12)[:3]
             body.append(f'<circle cx="40" cy="{y + 10:.1f}" r="6" fill="{PALETTE[index % 7]}"/>')
             body.append(
                 _text(56, y + 14, event["date"], size=13, font_weight="bold", fill="#0f172a")

@@ -28,6 +28,8 @@ def studio_context(notebook: Notebook) -> dict[str, Any]:
         # Named in the reader's language (Django's own names); LANGUAGES names them for
         # the model's prompt, in English.
         "languages": [(code, get_language_info(code)["name_translated"]) for code in LANGUAGES],
+        "audio_formats": GeneratedDocument.AudioFormat.choices,
+        "lengths": GeneratedDocument.Length.choices,
     }
 
 
@@ -36,7 +38,8 @@ def _links(text: str, document: GeneratedDocument, *, markdown: bool) -> SafeStr
         return reverse("studio:citation", args=[document.notebook_id, document.pk, cited.pk])
 
     citations = {cited.n: cited for cited in document.citations.all()}
-    return linked_text(text, citations, url, markdown=markdown)
+    placed = {cited.n for cited in citations.values() if cited.attributed}
+    return linked_text(text, citations, url, markdown=markdown, attributed=placed)
 
 
 @register.filter

@@ -34,6 +34,20 @@ class Command(BaseCommand):
             help="write it in this language (default: the sources')",
         )
         parser.add_argument(
+            "--format",
+            dest="audio_format",
+            choices=list(GeneratedDocument.AudioFormat.values),
+            default="",
+            help="an audio overview's format: deep_dive (two hosts, the default), brief (one "
+            "voice, about two minutes) or debate (two hosts take sides)",
+        )
+        parser.add_argument(
+            "--length",
+            choices=list(GeneratedDocument.Length.values),
+            default="",
+            help="an audio overview's length: short, default or long",
+        )
+        parser.add_argument(
             "--sources",
             help="ids of the notebook's sources, separated by commas: make it from those only "
             "(default: the sources ticked for you on the notebook page)",
@@ -71,6 +85,8 @@ class Command(BaseCommand):
                 kind=options["kind"],
                 language=options["language"],
                 chosen_sources=chosen,
+                audio_format=options["audio_format"],
+                length=options["length"],
             )
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
@@ -90,7 +106,22 @@ class Command(BaseCommand):
             "title": document.title,
             "source_ids": document.source_ids,
             "content": content,
+            # Claims of a model's document no passage supports, left out of it.
+            "unsupported_dropped": document.unsupported_dropped,
+            "citations": [
+                {
+                    "n": cited.n,
+                    "source_title": cited.source_title,
+                    "page": cited.page,
+                    "quote": cited.quote,
+                    "supported": cited.supported,
+                    "attributed": cited.attributed,
+                }
+                for cited in document.citations.all()
+            ],
         }
+        if document.kind == GeneratedDocument.Kind.AUDIO:
+            result |= {"format": document.audio_format, "length": document.length}
         if options["json"]:
             self.stdout.write(json.dumps(result, ensure_ascii=False))
         elif document.status == GeneratedDocument.Status.READY:
@@ -100,6 +131,13 @@ class Command(BaseCommand):
             )
             if isinstance(content, str):
                 self.stdout.write(content)
+            placed = sum(1 for cited in document.citations.all() if cited.attributed)
+            if placed:
+                self.stdout.write(f"{placed} citations placed by Loupe, not the model.")
+            if document.unsupported_dropped:
+                self.stdout.write(
+                    f"{document.unsupported_dropped} claims no passage supports were left out."
+                )
         else:
             self.stdout.write(
                 f"{document.get_kind_display()} #{document.pk} failed: {document.error}"

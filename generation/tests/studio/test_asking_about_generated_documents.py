@@ -12,7 +12,7 @@ from retrieval.services import retrieve
 LONG_REPORT = {
     "title": "All about herons",
     "markdown": "\n\n".join(
-        f"Grey herons nest in heronries and grey herons hunt fish, point {i} [1]."
+        f"Grey herons nest in heronries, often high in tall trees, point {i} [1]."
         for i in range(30)
     ),
 }

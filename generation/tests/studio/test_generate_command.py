@@ -14,7 +14,9 @@ from generation.tests.studio.test_audio_overview import is_mp3
 def test_generate_json_runs_the_job_and_prints_the_document(
     fake_openai, capsys, owner, notebook, studio_sources
 ):
-    fake_openai.chat_replies.append(reply({"title": "R", "markdown": "Herons nest [1]."}))
+    # The second sentence has no marker: Loupe places one, and says so.
+    markdown = "Herons nest in heronries [1]. Sleeper cabins hold one to three beds."
+    fake_openai.chat_replies.append(reply({"title": "R", "markdown": markdown}))
 
     call_command(
         "generate", "--user", "owner", "--notebook", "Research", "--kind", "report", "--json"
@@ -22,6 +24,10 @@ def test_generate_json_runs_the_job_and_prints_the_document(
 
     result = json.loads(capsys.readouterr().out)
     document = GeneratedDocument.objects.get()
+    citations = result.pop("citations")
+    assert [(cited["n"], cited["attributed"]) for cited in citations] == [(1, False), (2, True)]
+    assert citations[1]["source_title"] == "trains"
+    assert "Sleeper cabins hold one to three beds" in citations[1]["quote"]
     assert result == {
         "id": document.pk,
         "kind": "report",
@@ -30,7 +36,11 @@ def test_generate_json_runs_the_job_and_prints_the_document(
         "error": "",
         "title": "R",
         "source_ids": None,  # nothing unticked: all the notebook's sources
-        "content": {"title": "R", "markdown": "Herons nest [1]."},
+        "content": {
+            "title": "R",
+            "markdown": "Herons nest in heronries [1]. Sleeper cabins hold one to three beds [2].",
+        },
+        "unsupported_dropped": 0,
     }
     assert document.source.chunks.exists()  # waited for the indexing too
 

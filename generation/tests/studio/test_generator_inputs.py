@@ -58,7 +58,8 @@ def test_a_notebook_too_long_for_one_prompt_is_condensed_group_by_group(
         add_ready_source(notebook, text.encode(), f"lake-{number}.txt")
     settings.GENERATION_INPUT_TOKENS = 1500
     notes = [f"Lake {number} holds many herons [{number * 4 + 1}]." for number in range(6)]
-    fake_openai.chat_replies += notes + [REPORT] * 3
+    lakes = reply({"title": "R", "markdown": "The lake number 0 holds many herons [1]."})
+    fake_openai.chat_replies += notes + [lakes] * 3
 
     document = make_document("report")
 
