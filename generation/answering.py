@@ -277,8 +277,16 @@ def _prepare(
             return answered(_(prompts.NO_MATCH_REPLY), Message.Mode.REFUSAL, [], [])
         text = extractive.answer(
             question,
-            [hit.chunk.text for hit in hits],
-            [hit.similarity for hit in hits],
+            [
+                extractive.Passage(
+                    text=hit.chunk.text,
+                    section=tuple(hit.chunk.section),
+                    document=hit.chunk.source_id,
+                    page=hit.chunk.page or 0,
+                    start=hit.chunk.char_start,
+                )
+                for hit in hits
+            ],
             limit=chat_style.extractive_sentences(notebook),
         )
         mapped = map_markers(text, len(hits))
