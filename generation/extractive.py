@@ -33,7 +33,7 @@ CHARS_PER_SENTENCE = 300
 MAX_CODE_LINES = 6  # of a command block quoted whole; more are cut with "…"
 MAX_INTRODUCED = 4  # units a sentence ending in ":" brings with it
 # A further sentence must score this share of the best one: weaker matches are padding.
-RELATIVE_FLOOR = 0.35
+RELATIVE_FLOOR = 0.5
 SECTION_WEIGHT = 0.6  # for a section title holding all the question's words
 # The search's ranking (fused words and meaning) knows more than cosine similarities, which
 # differ by hundredths: the first passage's units get RANK_WEIGHT, the n-th's 1/n of it.
@@ -45,7 +45,8 @@ MIN_SCORED_TERMS = 8
 # How people phrase questions, not what they ask about (beside STOPWORDS).
 # fmt: off
 QUESTION_WORDS = frozenset((
-    "can", "do", "i'm", "me", "my", "mine", "get", "need", "want", "should", "way", "someone",
+    "can", "do", "i'm", "me", "my", "mine", "get", "gets", "need", "want", "should", "way",
+    "many", "much", "someone",
     "something", "anything", "there", "kann", "können", "kannst", "muss", "soll", "sollte",
     "mich", "mir", "mein", "meine", "meinen", "meinem", "meiner", "man", "ob", "wenn",
     "ohne", "beim", "lasse", "bekomme", "komme", "kommt", "mache", "gibt", "welchem",
@@ -202,17 +203,19 @@ def answer(question: str, passages: list[Passage], *, limit: int = MAX_SENTENCES
     chosen: set[int] = set()
     budget = CHARS_PER_SENTENCE * limit
     picked = 0
+    picks: list[int] = []  # the units chosen for themselves, best first
     for index in ranked:
         if picked >= limit or scores[index] < RELATIVE_FLOOR * scores[ranked[0]]:
             break
         if index in chosen:
             continue
+        picks.append(index)
         group = _with_neighbours(candidates, index, follower=not picked and limit > 1)
         picked += 1 + sum(i not in chosen and _follows(candidates, index, i) for i in group)
         chosen.update(group)
         if sum(len(candidates[i].unit.text) for i in chosen) >= budget:
             break
-    return _render(candidates, sorted(chosen, key=lambda i: _place(candidates, passages, i)))
+    return _render(candidates, _in_reading_order(candidates, passages, chosen, picks))
 
 
 def _follows(candidates: list[_Candidate], index: int, other: int) -> bool:
@@ -267,12 +270,43 @@ def _with_neighbours(candidates: list[_Candidate], index: int, *, follower: bool
     return group
 
 
-def _place(candidates: list[_Candidate], passages: list[Passage], index: int) -> tuple[int, ...]:
-    """Reading order within a document; documents in the order of their best passage."""
-    candidate = candidates[index]
-    passage = passages[candidate.passage]
-    first = next(i for i, p in enumerate(passages) if p.document == passage.document)
-    return (first, passage.page, passage.start, candidate.passage, candidate.unit.position)
+def _in_reading_order(
+    candidates: list[_Candidate], passages: list[Passage], chosen: set[int], picks: list[int]
+) -> list[int]:
+    """The chosen units by stretch of text (one document's passages on the same or adjacent
+    pages), the stretch of the best pick first; within a stretch in reading order."""
+    places = sorted(
+        {
+            (passages[candidates[i].passage].document, passages[candidates[i].passage].page)
+            for i in chosen
+        }
+    )
+    stretch: dict[tuple[int, int], int] = {}
+    for number, (document, page) in enumerate(places):
+        previous = places[number - 1] if number else None
+        joined = previous is not None and previous[0] == document and page - previous[1] <= 1
+        stretch[(document, page)] = stretch[previous] if joined and previous else number
+
+    def stretch_of(index: int) -> int:
+        passage = passages[candidates[index].passage]
+        return stretch[(passage.document, passage.page)]
+
+    first_pick = {}
+    for rank, index in enumerate(picks):
+        first_pick.setdefault(stretch_of(index), rank)
+
+    def place(index: int) -> tuple[int, ...]:
+        candidate = candidates[index]
+        passage = passages[candidate.passage]
+        return (
+            first_pick[stretch_of(index)],
+            passage.page,
+            passage.start,
+            candidate.passage,
+            candidate.unit.position,
+        )
+
+    return sorted(chosen, key=place)
 
 
 def _render(candidates: list[_Candidate], chosen: list[int]) -> str:

@@ -46,7 +46,8 @@ SENTENCE_END_RE = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+(?=[\"'“„”(\
 # fmt: off
 ABBREVIATIONS = frozenset((
     "e.g", "i.e", "cf", "vs", "approx", "fig", "no", "sec", "z", "b", "d", "h", "u", "a",
-    "bzw", "vgl", "ca", "nr", "dr", "ggf", "evtl", "inkl", "abs", "bspw", "sog", "s",
+    "z.b", "d.h", "u.a", "s.o", "s.u", "o.ä", "bzw", "vgl", "ca", "nr", "dr", "ggf", "evtl",
+    "inkl", "abs", "bspw", "sog", "s",
 ))
 # fmt: on
 ABBREVIATION_RE = re.compile(r"(?:^|[\s(])([\w.]+)\.$")
@@ -96,6 +97,9 @@ QUESTION_RE = re.compile(r"[^\W\d_][\"'”’)»]*\?[\"'”’)»]*$")
 FIRST_WORD_RE = re.compile(r"^[\"'“„(]*(\w+)")
 LAST_WORD_RE = re.compile(r"(\w+)$")
 LETTER_RE = re.compile(r"[^\W\d_]")
+# A word of prose: letters, maybe quoted or followed by punctuation ("data.", "„Datei“,").
+PLAIN_WORD_RE = re.compile(r"^[\"'“„(]*[^\W\d_]+(?:[-’'][^\W\d_]+)*[\"'”“)]*[.,;:!?]*[\"'”“)]*$")
+PROSE_WORD_SHARE = 0.75
 
 
 @dataclass(frozen=True)
@@ -129,10 +133,18 @@ def _is_heading(line: str, titles: set[str]) -> bool:
     )
 
 
+def _ends_output(line: str, titles: set[str]) -> bool:
+    lowered = _normal(line)
+    return lowered in titles or lowered in ADMONITIONS or bool(CAPTION_RE.match(line))
+
+
 def _looks_like_prose(line: str) -> bool:
-    """A line of sentences rather than a command's output ("-rw-r--r-- 1 root", "0")."""
+    """A line of sentences rather than a command's output ("-rw-r--r-- 1 root", "0",
+    "PING (149.20.4.15) 1472(1500) bytes of data.", "ping: local error: …")."""
     words = line.split()
-    return len(words) >= 4 and bool(LETTER_RE.match(line) or BULLET_RE.match(line))
+    plain = sum(bool(PLAIN_WORD_RE.match(word)) for word in words)
+    opens = line[:1].isupper() or bool(BULLET_RE.match(line))
+    return len(words) >= 4 and opens and plain >= PROSE_WORD_SHARE * len(words)
 
 
 def split_sentences(block: str) -> list[str]:
@@ -195,8 +207,8 @@ def _blocks(text: str, titles: set[str]) -> list[_Block]:
             close_code()
             code.append(line)
             continue
-        if code and not _looks_like_prose(line) and not _is_heading(line, titles):
-            code.append(line)  # the command's output
+        if code and not _looks_like_prose(line) and not _ends_output(line, titles):
+            code.append(line)  # the command's output ("1 packets transmitted" is no heading)
             continue
         close_code()
         if _is_heading(line, titles) or not LETTER_RE.search(line):
