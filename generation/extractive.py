@@ -291,7 +291,7 @@ def _in_reading_order(
         passage = passages[candidates[index].passage]
         return stretch[(passage.document, passage.page)]
 
-    first_pick = {}
+    first_pick: dict[int, int] = {}
     for rank, index in enumerate(picks):
         first_pick.setdefault(stretch_of(index), rank)
 
