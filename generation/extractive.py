@@ -11,8 +11,10 @@ not answers, but lend their match to the sentence after them; sentences about th
 document ("This chapter describes …") and the cut-off ends of sentences begun before the
 passage are not quoted. A chosen sentence brings the one before it when it leans on it
 ("This …", "Es …"), and a sentence ending in ":" brings the commands or items it
-introduces. Consecutive chunks share some fifty tokens, so a unit another passage holds
-whole is quoted once. One document's units come in reading order.
+introduces; the best one also brings the next sentence of its paragraph. Consecutive
+chunks share some fifty tokens, so a unit another passage holds whole is quoted once. The
+answer goes by stretch of text (a document's same or adjacent pages), the best first, each
+in reading order, commands on lines of their own.
 """
 
 from __future__ import annotations
@@ -46,8 +48,8 @@ MIN_SCORED_TERMS = 8
 # fmt: off
 QUESTION_WORDS = frozenset((
     "can", "do", "i'm", "me", "my", "mine", "get", "gets", "need", "want", "should", "way",
-    "many", "much", "someone",
-    "something", "anything", "there", "kann", "können", "kannst", "muss", "soll", "sollte",
+    "many", "much", "someone", "something", "anything", "there", "kann", "können", "kannst",
+    "muss", "soll", "sollte",
     "mich", "mir", "mein", "meine", "meinen", "meinem", "meiner", "man", "ob", "wenn",
     "ohne", "beim", "lasse", "bekomme", "komme", "kommt", "mache", "gibt", "welchem",
     "welchen",
@@ -120,24 +122,26 @@ def _key(text: str) -> str:
 
 def _candidates(passages: list[Passage]) -> list[_Candidate]:
     """Every passage's units, without those another passage holds whole (the overlap of
-    consecutive chunks, or a cut-off copy of a sentence another chunk holds complete)."""
+    consecutive chunks, or a cut-off copy of a sentence another chunk holds complete): the
+    copy a better-ranked passage holds as a unit of its own is kept, else the longer one."""
     found = [
-        (number, unit)
+        (number, unit, _key(unit.text))
         for number, passage in enumerate(passages)
         for unit in units(passage.text, section=passage.section, starts_mid_text=passage.start > 0)
     ]
-    keys = [_key(unit.text) for _, unit in found]
-    kept = []
-    for index, (number, unit) in enumerate(found):
-        duplicate = any(
-            other_number != number
-            and keys[index] in keys[other]
-            and (len(keys[index]) < len(keys[other]) or other_number < number)
-            for other, (other_number, _) in enumerate(found)
+    texts = [_key(passage.text) for passage in passages]
+    keys: list[set[str]] = [set() for _ in passages]
+    for number, _, key in found:
+        keys[number].add(key)
+    return [
+        _Candidate(unit, number, frozenset(_terms(unit.text)))
+        for number, unit, key in found
+        if key
+        and not any(
+            other != number and key in texts[other] and (other < number or key not in keys[other])
+            for other in range(len(passages))
         )
-        if keys[index] and not duplicate:
-            kept.append(_Candidate(unit, number, frozenset(_terms(unit.text))))
-    return kept
+    ]
 
 
 def _quotable(candidate: _Candidate, *, about_document: bool = False) -> bool:
