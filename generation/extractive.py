@@ -23,7 +23,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from generation.passage_units import Unit, units
+from generation.passage_units import BULLET_RE, Unit, units
 
 WORD_RE = re.compile(r"\w+")
 SENTENCE_END_RE = re.compile(r"(?<=[.!?…])\s+(?=[\"'“„(\[]?[\w])|\n\s*\n")
@@ -32,8 +32,9 @@ MAX_SENTENCE_CHARS = 600
 # A readable answer: further sentences stop once this many characters per allowed sentence
 # are quoted (a neighbour or a command block can make one choice long).
 CHARS_PER_SENTENCE = 300
-MAX_CODE_LINES = 6  # of a command block quoted whole; more are cut with "…"
+MAX_CODE_LINES = 4  # a command and its first lines of output; more are cut with "…"
 MAX_INTRODUCED = 4  # units a sentence ending in ":" brings with it
+MAX_ITEM_CHARS = 150  # a longer unit after a lead-in is a sentence, not an item of its list
 # A further sentence must score this share of the best one: weaker matches are padding.
 RELATIVE_FLOOR = 0.5
 SECTION_WEIGHT = 0.6  # for a section title holding all the question's words
@@ -48,8 +49,9 @@ MIN_SCORED_TERMS = 8
 # fmt: off
 QUESTION_WORDS = frozenset((
     "can", "do", "i'm", "me", "my", "mine", "get", "gets", "need", "want", "should", "way",
-    "many", "much", "someone", "something", "anything", "there", "kann", "können", "kannst",
-    "muss", "soll", "sollte",
+    "many", "much", "all", "any", "every", "up", "out", "make", "tell", "let", "someone",
+    "something", "anything", "there", "kann", "können", "kannst", "muss", "soll", "sollte",
+    "alle", "jeden", "einfach", "gar",
     "mich", "mir", "mein", "meine", "meinen", "meinem", "meiner", "man", "ob", "wenn",
     "ohne", "beim", "lasse", "bekomme", "komme", "kommt", "mache", "gibt", "welchem",
     "welchen",
@@ -244,12 +246,23 @@ def _with_neighbours(candidates: list[_Candidate], index: int, *, follower: bool
             return candidates[at]
         return None
 
+    if _is_item(unit) and not unit.code:
+        # An item of a list comes with the sentence introducing it and the other items.
+        for at in range(index - 1, index - 1 - MAX_INTRODUCED, -1):
+            lead = neighbour(at)
+            if lead is None or not (lead.unit.introduces_next or _is_item(lead.unit)):
+                break
+            if lead.unit.introduces_next:
+                listed = _with_neighbours(candidates, at, follower=False)
+                return listed if index in listed else [*listed, index]
     before = neighbour(index - 1)
     if (
         before is not None
         and before.unit.position == unit.position - 1
         and not before.unit.fragment
-        and (unit.depends_on_previous or (unit.code and before.unit.introduces_next))
+        and not before.unit.code
+        # A command's lead-in says what it does, whether or not it ends in ":".
+        and (unit.depends_on_previous or unit.code)
     ):
         group.insert(0, index - 1)
     after = neighbour(index + 1)
@@ -266,12 +279,18 @@ def _with_neighbours(candidates: list[_Candidate], index: int, *, follower: bool
     elif unit.introduces_next:
         for at in range(index + 1, index + 1 + MAX_INTRODUCED):
             after = neighbour(at)
-            if after is None or after.unit.question or after.unit.introduces_next:
+            if after is None or not _is_item(after.unit):
                 break
             group.append(at)
-            if not after.unit.code and len(after.unit.text) > CHARS_PER_SENTENCE / 2:
-                break  # a paragraph, not an item of a list
     return group
+
+
+def _is_item(unit: Unit) -> bool:
+    """A command, a list item or a row, not the sentence after a list."""
+    if unit.question or unit.introduces_next:
+        return False
+    sentence = unit.text.endswith((".", "!")) and len(unit.text) > MAX_ITEM_CHARS / 2
+    return unit.code or bool(BULLET_RE.match(unit.text)) or not sentence
 
 
 def _in_reading_order(
@@ -318,9 +337,26 @@ def _render(candidates: list[_Candidate], chosen: list[int]) -> str:
     sentence, and after a block no sentence of its passage introduces."""
     parts: list[str] = []
     previous: _Candidate | None = None
+    listing = False  # the previous unit is a lead-in or an item of its list
+    quoted: set[str] = set()
     for index in chosen:
         candidate = candidates[index]
         unit, marker = candidate.unit, f"[{candidate.passage + 1}]"
+        if _key(unit.text) in quoted:
+            continue  # the same line twice on a page ("APT::Periodic::… ”1”;")
+        quoted.add(_key(unit.text))
+        follows = (
+            previous is not None
+            and previous.passage == candidate.passage
+            and previous.unit.position == unit.position - 1
+        )
+        if not unit.code and follows and listing and len(unit.text) <= MAX_ITEM_CHARS:
+            # An item of the list the sentence before introduced: a line of its own, cited
+            # by that sentence's marker.
+            parts.append(f"\n{_balanced(unit.text)}\n")
+            previous = candidate
+            continue
+        listing = unit.introduces_next
         if unit.code:
             lines = unit.text.split("\n")
             text = "\n".join(lines[:MAX_CODE_LINES] + ["…"] * (len(lines) > MAX_CODE_LINES))

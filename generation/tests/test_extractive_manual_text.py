@@ -276,3 +276,27 @@ def test_a_short_answer_is_the_best_sentence_alone():
 
     assert text.startswith("Caching errors of the package data")
     assert "You should remove" not in text
+
+
+MTU_DE = ("Netzwerkkonfiguration", "5.5 Netzwerkoptimierung", "5.5.1 Die optimale MTU finden")
+MTU_DE_PAGE = """• Ein größerer MTU-Wert ist grundsätzlich besser, wenn andere Einschränkungen greifen.
+Die Maximum Segment Size (MSS) wird als alternative Messmethode für die Paketgröße verwendet. Der Zusammenhang zwischen MSS und MTU ist wie folgt:
+• MSS = ”MTU - 40” bei IPv4
+• MSS = ”MTU - 60” bei IPv6
+Anmerkung
+Bei Netzwerkoptimierung mittels iptables(8) (lesen Sie dazu auch Abschnitt 5.6) kann die Paketgröße über
+die MSS begrenzt werden; dies ist für einen Router nützlich."""
+
+
+def test_the_items_a_sentence_introduces_come_on_lines_of_their_own():
+    text = extractive.answer(
+        "Wie berechne ich bei IPv4 die MSS aus der MTU?",
+        [passage(MTU_DE_PAGE, MTU_DE, page=139)],
+        limit=1,
+    )
+
+    assert text == (
+        "Der Zusammenhang zwischen MSS und MTU ist wie folgt: [1]\n"
+        "• MSS = ”MTU - 40” bei IPv4\n"
+        "• MSS = ”MTU - 60” bei IPv6"
+    )
