@@ -49,7 +49,7 @@ MIN_SCORED_TERMS = 8
 # fmt: off
 QUESTION_WORDS = frozenset((
     "can", "do", "i'm", "me", "my", "mine", "get", "gets", "need", "want", "should", "way",
-    "many", "much", "all", "any", "every", "up", "out", "make", "tell", "let", "someone",
+    "many", "much", "all", "any", "every", "up", "out", "tell", "someone",
     "something", "anything", "there", "kann", "können", "kannst", "muss", "soll", "sollte",
     "alle", "jeden", "einfach", "gar",
     "mich", "mir", "mein", "meine", "meinen", "meinem", "meiner", "man", "ob", "wenn",
