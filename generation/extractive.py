@@ -267,7 +267,12 @@ def _with_neighbours(candidates: list[_Candidate], index: int, *, follower: bool
         group.insert(0, index - 1)
     after = neighbour(index + 1)
     if after is not None and after.unit.code and after.unit.position == unit.position + 1:
-        group.append(index + 1)  # the command this sentence comes with is likely the answer
+        # The commands this sentence comes with are likely the answer.
+        for at in range(index + 1, index + 1 + MAX_INTRODUCED):
+            command = neighbour(at)
+            if command is None or not command.unit.code:
+                break
+            group.append(at)
     elif (
         follower
         and after is not None

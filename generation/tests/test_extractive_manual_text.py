@@ -300,3 +300,29 @@ def test_the_items_a_sentence_introduces_come_on_lines_of_their_own():
         "• MSS = ”MTU - 40” bei IPv4\n"
         "• MSS = ”MTU - 60” bei IPv6"
     )
+
+
+GS = (
+    "Datenkonvertierung",
+    "11.4 Druckfähige Daten",
+    "11.4.2 Zwei PS- oder PDF-Dateien zusammenführen",
+)
+GS_PAGE = """11.4.2 Zwei PS- oder PDF-Dateien zusammenführen
+Sie können zwei PostScript (PS)- oder Portable Document Format (PDF)-Dateien mit dem gs(1)-Befehl von Ghostscript
+zusammenführen:
+$ gs -q -dNOPAUSE -dBATCH -sDEVICE=pswrite -sOutputFile=bla.ps -f foo1.ps foo2.ps
+$ gs -q -dNOPAUSE -dBATCH -sDEVICE=pdfwrite -sOutputFile=bla.pdf -f foo1.pdf foo2.pdf"""
+
+
+def test_a_sentence_brings_every_command_it_introduces():
+    text = extractive.answer(
+        "Wie füge ich zwei PDF-Dateien auf der Kommandozeile zu einer zusammen?",
+        [passage(GS_PAGE, GS, page=250)],
+    )
+
+    assert text == (
+        "Sie können zwei PostScript (PS)- oder Portable Document Format (PDF)-Dateien mit dem "
+        "gs(1)-Befehl von Ghostscript zusammenführen: [1]\n"
+        "$ gs -q -dNOPAUSE -dBATCH -sDEVICE=pswrite -sOutputFile=bla.ps -f foo1.ps foo2.ps\n"
+        "$ gs -q -dNOPAUSE -dBATCH -sDEVICE=pdfwrite -sOutputFile=bla.pdf -f foo1.pdf foo2.pdf"
+    )
