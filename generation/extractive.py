@@ -219,7 +219,7 @@ def answer(question: str, passages: list[Passage], *, limit: int = MAX_SENTENCES
         group = _with_neighbours(candidates, index, follower=not picked and limit > 1)
         picked += 1 + sum(i not in chosen and _follows(candidates, index, i) for i in group)
         chosen.update(group)
-        if sum(len(candidates[i].unit.text) for i in chosen) >= budget:
+        if sum(_shown_length(candidates[i].unit) for i in chosen) >= budget:
             break
     return _render(candidates, _in_reading_order(candidates, passages, chosen, picks))
 
@@ -267,12 +267,15 @@ def _with_neighbours(candidates: list[_Candidate], index: int, *, follower: bool
         group.insert(0, index - 1)
     after = neighbour(index + 1)
     if after is not None and after.unit.code and after.unit.position == unit.position + 1:
-        # The commands this sentence comes with are likely the answer.
+        # The commands this sentence comes with are likely the answer: all of a list of
+        # commands, the first of a transcript (commands with their output).
         for at in range(index + 1, index + 1 + MAX_INTRODUCED):
             command = neighbour(at)
             if command is None or not command.unit.code:
                 break
             group.append(at)
+            if "\n" in command.unit.text:
+                break
     elif (
         follower
         and after is not None
@@ -288,6 +291,13 @@ def _with_neighbours(candidates: list[_Candidate], index: int, *, follower: bool
                 break
             group.append(at)
     return group
+
+
+def _shown_length(unit: Unit) -> int:
+    """The characters the answer shows of the unit (a command's first lines only)."""
+    if unit.code:
+        return len("\n".join(unit.text.split("\n")[:MAX_CODE_LINES]))
+    return min(len(unit.text), MAX_SENTENCE_CHARS)
 
 
 def _is_item(unit: Unit) -> bool:
