@@ -6,8 +6,9 @@ stored, markers renumbered), with whether it cites a gold page and what share of
 quote's content words it holds. Nothing is stored: the search and the answerer run as the
 answer path runs them (generation/answering.py), without the chat model.
 
-It reads the manuals from the notebooks `manage.py evaluate --pages` made in the same data
-folder (the newest per document), so ingest them once with that command first:
+It links the manuals `manage.py evaluate --pages` read into the `evaluate` user's library
+in the same data folder (fresh notebooks, deleted at the end), so run that command there
+once first (it reads and embeds them; later runs link them):
 
     LOUPE_DATA_DIR=DIR .venv/bin/python manage.py evaluate --pages \\
         ../shared/data/manual-qa/questions.jsonl --docs ../shared/data/manual-qa
@@ -20,12 +21,14 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _setup import SHARED, django_setup  # noqa: E402
 
 QUESTIONS = SHARED / "manual-qa" / "questions.jsonl"
 HOLDS_QUOTE = 0.6  # share of the gold quote's content words an answer holding it has
+EVALUATE_USER = "evaluate"  # manage.py evaluate's default --user
 
 
 def main() -> None:
@@ -35,27 +38,43 @@ def main() -> None:
     args = parser.parse_args()
     django_setup()
 
-    from django.conf import settings
+    from django.contrib.auth import get_user_model
 
+    from library.models import Source
+    from retrieval.page_evaluation import ingest_pdfs
+
+    rows = [json.loads(line) for line in QUESTIONS.read_text().splitlines() if line.strip()]
+    rows = [row for row in rows if not args.ids or row["id"] in args.ids]
+    user = get_user_model().objects.filter(username=EVALUATE_USER).first()
+    if user is None or not Source.objects.filter(owner=user).exists():
+        sys.exit(
+            "The manuals are not in this data folder's library: run `manage.py evaluate "
+            "--pages` with the same LOUPE_DATA_DIR first (see this docstring)."
+        )
+    # Linked, not read again: the same files are already in the user's library.
+    notebooks = ingest_pdfs(user=user, docs=QUESTIONS.parent, names={row["doc"] for row in rows})
+    try:
+        totals = _read_answers(rows, notebooks)
+    finally:
+        for notebook in notebooks.values():
+            notebook.delete()
+    print("=" * 100)
+    print(
+        f"gold page cited {totals['cited']}/{totals['questions']}; answer holds ≥ "
+        f"{HOLDS_QUOTE:.0%} of the gold quote's content words {totals['holds_quote']}/"
+        f"{totals['questions']}"
+    )
+    if args.json:
+        print(json.dumps(totals))
+
+
+def _read_answers(rows: list[dict[str, Any]], notebooks: dict[str, Any]) -> dict[str, int]:
     from generation import extractive
     from generation.answering import extractive_passages
     from generation.citations import map_markers
     from generation.extractive import _terms
-    from notebooks.models import Notebook
     from retrieval.services import retrieve
 
-    notebooks = {
-        notebook.title.split()[1]: notebook
-        for notebook in Notebook.objects.filter(title__startswith="evaluate ").order_by("pk")
-    }
-    rows = [json.loads(line) for line in QUESTIONS.read_text().splitlines() if line.strip()]
-    rows = [row for row in rows if not args.ids or row["id"] in args.ids]
-    missing = sorted({row["doc"] for row in rows} - notebooks.keys())
-    if missing:
-        sys.exit(
-            f"No notebook of `manage.py evaluate --pages` holds {', '.join(missing)} in "
-            f"{settings.DATA_DIR}: run that command there first (see this docstring)."
-        )
     totals = {"questions": 0, "cited": 0, "holds_quote": 0}
     for row in rows:
         notebook = notebooks[row["doc"]]
@@ -78,14 +97,7 @@ def main() -> None:
         )
         print("-" * 100)
         print(mapped.text or "(no answer)")
-    print("=" * 100)
-    print(
-        f"gold page cited {totals['cited']}/{totals['questions']}; answer holds ≥ "
-        f"{HOLDS_QUOTE:.0%} of the gold quote's content words {totals['holds_quote']}/"
-        f"{totals['questions']}"
-    )
-    if args.json:
-        print(json.dumps(totals))
+    return totals
 
 
 if __name__ == "__main__":
