@@ -21,11 +21,12 @@ WRAP_SHARE = 0.7
 WIDTH_PERCENTILE = 0.85
 MIN_WIDTH = 80  # a passage of table rows only still wraps near a page's width
 
-# "1.2.2 Filesystem internals", "A.3 Tools", "Chapter 4", "Kapitel 4 Netzwerk" with no
-# closing punctuation ("7. You log in again." is a numbered step, not a heading).
+# "1.2.2 Filesystem internals", "A.3 Tools", "4. Netzwerk", "Chapter 4", "Kapitel 4
+# Netzwerk" with no closing punctuation ("7. You log in again." is a numbered step, not a
+# heading; "990 wird als Standardwert … verwendet" a table row).
 NUMBERED_HEADING_RE = re.compile(
-    r"^(?:(?:\d+|[A-Z])(?:\.\d+)+\.?|\d+\.?|(?:Chapter|Kapitel|Appendix|Anhang)\s+\w+)"
-    r"\s+\S.{0,90}(?<![.!?:;,])$"
+    r"^(?:(?:(?:\d+|[A-Z])(?:\.\d+)+\.?|(?:Chapter|Kapitel|Appendix|Anhang)\s+\w+)\s+\S.{0,90}"
+    r"|\d+\.\s+\S.{0,50})(?<![.!?:;,])$"
 )
 # fmt: off
 ADMONITIONS = frozenset((

@@ -95,3 +95,23 @@ def test_what_a_unit_says_about_itself():
         "Sie können dies so einstellen:": {"introduces_next"},
         "$ echo $?": set(),
     }
+
+
+def test_a_table_row_opening_with_a_number_is_no_heading():
+    found = units(
+        "Pin-Priorität apt-pinning-Effekte auf das Paket\n"
+        "1001 das Paket installieren, auch wenn dies ein Downgrade des Pakets bedeutet\n"
+        "990 wird als Standardwert für das Archiv der Zielveröffentlichung verwendet\n"
+        "Tabelle 2.18: Liste erwähnenswerter Pin-Prioritäts-Werte für apt-pinning\n"
+        "2.7.8 Versionsauswahl\n"
+        "4. Netzwerk"
+    )
+
+    texts = [unit.text for unit in found]
+    assert any(
+        text.endswith("990 wird als Standardwert für das Archiv der Zielveröffentlichung verwendet")
+        for text in texts
+    )
+    assert not any(
+        "Tabelle" in text or "Versionsauswahl" in text or "Netzwerk" in text for text in texts
+    )
