@@ -276,10 +276,7 @@ def _prepare(
         if not hits:
             return answered(_(prompts.NO_MATCH_REPLY), Message.Mode.REFUSAL, [], [])
         text = extractive.answer(
-            question,
-            [hit.chunk.text for hit in hits],
-            [hit.similarity for hit in hits],
-            limit=chat_style.extractive_sentences(notebook),
+            question, extractive_passages(hits), limit=chat_style.extractive_sentences(notebook)
         )
         mapped = map_markers(text, len(hits))
         return answered(mapped.text, Message.Mode.EXTRACTIVE, hits, mapped.order)
@@ -304,6 +301,21 @@ def _prepare(
         search_query=search_query,
         chosen_sources=chosen_sources,
     )
+
+
+def extractive_passages(hits: list[Hit]) -> list[extractive.Passage]:
+    """The hits as the extractive answerer reads them: with their section paths and their
+    places in their documents."""
+    return [
+        extractive.Passage(
+            text=hit.chunk.text,
+            section=tuple(hit.chunk.section),
+            document=hit.chunk.source_id,
+            page=hit.chunk.page or 0,
+            start=hit.chunk.char_start,
+        )
+        for hit in hits
+    ]
 
 
 def _fit_context(

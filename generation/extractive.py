@@ -1,7 +1,20 @@
-"""The offline answerer: the retrieved sentences that best match the question, each cited.
+"""The offline answerer: the retrieved sentences that best answer the question, each cited.
 
 No language model runs here; the answer is made of the documents' own sentences. It is
 labelled "extractive" wherever it is shown, so nobody mistakes it for a generated answer.
+
+What it quotes are the passages' units (generation/passage_units.py): sentences, table rows
+and commands, never a heading, a caption or a contents line. A unit is chosen for the
+question words it holds (rarer ones count more), for its passage's rank and for its
+section's title sharing the question's words. A manual's own questions ("How do I …?") are
+not answers, but lend their match to the sentence after them; sentences about the
+document ("This chapter describes …") and the cut-off ends of sentences begun before the
+passage are not quoted. A chosen sentence brings the one before it when it leans on it
+("This …", "Es …"), and a sentence ending in ":" brings the commands or items it
+introduces; the best one also brings the next sentence of its paragraph. Consecutive
+chunks share some fifty tokens, so a unit another passage holds whole is quoted once. The
+answer goes by stretch of text (a document's same or adjacent pages), the best first, each
+in reading order, commands on lines of their own.
 """
 
 from __future__ import annotations
@@ -10,10 +23,40 @@ import math
 import re
 from dataclasses import dataclass
 
+from generation.passage_units import BULLET_RE, Unit, units
+
 WORD_RE = re.compile(r"\w+")
 SENTENCE_END_RE = re.compile(r"(?<=[.!?…])\s+(?=[\"'“„(\[]?[\w])|\n\s*\n")
 MAX_SENTENCES = 3
 MAX_SENTENCE_CHARS = 600
+# A readable answer: further sentences stop once this many characters per allowed sentence
+# are quoted (a neighbour or a command block can make one choice long).
+CHARS_PER_SENTENCE = 300
+MAX_CODE_LINES = 4  # a command and its first lines of output; more are cut with "…"
+MAX_INTRODUCED = 4  # units a sentence ending in ":" brings with it
+MAX_ITEM_CHARS = 150  # a longer unit after a lead-in is a sentence, not an item of its list
+# A further sentence must score this share of the best one: weaker matches are padding.
+RELATIVE_FLOOR = 0.5
+SECTION_WEIGHT = 0.6  # for a section title holding all the question's words
+# The search's ranking (fused words and meaning) knows more than cosine similarities, which
+# differ by hundredths: the first passage's units get RANK_WEIGHT, the n-th's 1/n of it.
+RANK_WEIGHT = 0.4
+QUESTION_LEND = 0.9  # share of a manual's question's score its answer sentence gets
+# Shorter units are scored as if this many words long: a two-word table header or command
+# holding one question word is not a better answer than a sentence holding three.
+MIN_SCORED_TERMS = 8
+# How people phrase questions, not what they ask about (beside STOPWORDS).
+# fmt: off
+QUESTION_WORDS = frozenset((
+    "can", "do", "i'm", "me", "my", "mine", "get", "gets", "need", "want", "should", "way",
+    "many", "much", "all", "any", "every", "up", "out", "tell", "someone",
+    "something", "anything", "there", "kann", "können", "kannst", "muss", "soll", "sollte",
+    "alle", "jeden", "einfach", "gar",
+    "mich", "mir", "mein", "meine", "meinen", "meinem", "meiner", "man", "ob", "wenn",
+    "ohne", "beim", "lasse", "bekomme", "komme", "kommt", "mache", "gibt", "welchem",
+    "welchen",
+))
+# fmt: on
 # Very common words carry no meaning for matching (English and German).
 # fmt: off
 STOPWORDS = frozenset((
@@ -31,14 +74,13 @@ STOPWORDS = frozenset((
         "auch", "noch", "nur", "sich", "dass", "als",
 ))
 # fmt: on
+# A question about the document itself may be answered by what it says of itself.
+ASKS_ABOUT_DOCUMENT_RE = re.compile(
+    r"\b(?:document|manual|chapter|section|guide|book|dokument|handbuch|kapitel|abschnitt"
+    r"|anleitung|buch)",
+    re.IGNORECASE,
+)
 STEM_CHARS = 5  # compare word beginnings so "vaccines" meets "vaccine", "Impfung" "Impfungen"
-
-
-@dataclass(frozen=True)
-class Sentence:
-    text: str
-    passage: int  # 1-based passage number
-    position: int
 
 
 def _terms(text: str) -> list[str]:
@@ -56,40 +98,305 @@ def split_sentences(text: str) -> list[str]:
     return [piece for piece in pieces if piece and WORD_RE.search(piece)]
 
 
-def answer(
-    question: str,
-    passages: list[str],
-    similarities: list[float],
-    *,
-    limit: int = MAX_SENTENCES,
-) -> str:
-    """Pick up to `limit` sentences (three unless the notebook's chat length says otherwise,
-    generation/chat_style.py); each ends with the [n] of the passage it came from."""
-    question_terms = set(_terms(question))
-    sentences = [
-        Sentence(text=text[:MAX_SENTENCE_CHARS], passage=number, position=position)
-        for number, passage in enumerate(passages, start=1)
-        for position, text in enumerate(split_sentences(passage))
+@dataclass(frozen=True)
+class Passage:
+    """A retrieved passage as the answerer reads it; passages come best-ranked first."""
+
+    text: str
+    section: tuple[str, ...] = ()  # its section path, outermost first
+    # Where it sits, so that one document's sentences come in reading order: the
+    # document's id, the page and the passage's first character on it.
+    document: int = 0
+    page: int = 0
+    start: int = 0
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    unit: Unit
+    passage: int  # 0-based index into the passages
+    terms: frozenset[str]
+
+
+def _key(text: str) -> str:
+    return " ".join(WORD_RE.findall(text.casefold()))
+
+
+def _candidates(passages: list[Passage]) -> list[_Candidate]:
+    """Every passage's units, without those another passage holds whole (the overlap of
+    consecutive chunks, or a cut-off copy of a sentence another chunk holds complete): the
+    copy a better-ranked passage holds as a unit of its own is kept, else the longer one."""
+    found = [
+        (number, unit, _key(unit.text))
+        for number, passage in enumerate(passages)
+        for unit in units(passage.text, section=passage.section, starts_mid_text=passage.start > 0)
     ]
-    if not sentences:
+    texts = [_key(passage.text) for passage in passages]
+    keys: list[set[str]] = [set() for _ in passages]
+    for number, _, key in found:
+        keys[number].add(key)
+    return [
+        _Candidate(unit, number, frozenset(_terms(unit.text)))
+        for number, unit, key in found
+        if key
+        and not any(
+            other != number and key in texts[other] and (other < number or key not in keys[other])
+            for other in range(len(passages))
+        )
+    ]
+
+
+def _quotable(candidate: _Candidate, *, about_document: bool = False) -> bool:
+    unit = candidate.unit
+    return not (unit.question or unit.fragment or (unit.about_document and not about_document))
+
+
+def answer(question: str, passages: list[Passage], *, limit: int = MAX_SENTENCES) -> str:
+    """Up to `limit` chosen sentences (three unless the notebook's chat length says
+    otherwise, generation/chat_style.py) with the neighbours they need; each ends with the
+    [n] of the passage it came from."""
+    candidates = _candidates(passages)
+    if not candidates:
         return ""
-    # Inverse document frequency over the retrieved sentences: a question word that
-    # appears everywhere in them says less than one found in a single sentence.
-    sentence_terms = [set(_terms(sentence.text)) for sentence in sentences]
-    frequency = {term: sum(term in terms for terms in sentence_terms) for term in question_terms}
-    idf = {term: math.log(1 + len(sentences) / (1 + count)) for term, count in frequency.items()}
+    question_terms = set(
+        _terms(
+            " ".join(
+                word for word in WORD_RE.findall(question) if word.casefold() not in QUESTION_WORDS
+            )
+        )
+    )
+    # Inverse document frequency over the retrieved units: a question word that appears
+    # everywhere in them says less than one found in a single unit.
+    frequency = {term: sum(term in c.terms for c in candidates) for term in question_terms}
+    idf = {term: math.log(1 + len(candidates) / (1 + n)) for term, n in frequency.items()}
+    weight = sum(idf.values()) or 1.0
+    section_share = [
+        sum(idf[term] for term in question_terms & set(_terms(" ".join(p.section[-2:])))) / weight
+        for p in passages
+    ]
 
-    def score(index: int) -> float:
-        matched = question_terms & sentence_terms[index]
-        lexical = sum(idf[term] for term in matched)
-        length = max(len(sentence_terms[index]), 1)
-        # Prefer sentences from passages the vector search ranked higher.
-        return lexical / math.sqrt(length + 4) + 0.2 * similarities[sentences[index].passage - 1]
+    def score(candidate: _Candidate) -> float:
+        lexical = sum(idf[term] for term in question_terms & candidate.terms)
+        if not lexical:
+            return 0.0
+        return (
+            lexical / math.sqrt(max(len(candidate.terms), MIN_SCORED_TERMS) + 4)
+            + RANK_WEIGHT / (candidate.passage + 1)
+            + SECTION_WEIGHT * section_share[candidate.passage]
+        )
 
-    ranked = sorted(range(len(sentences)), key=score, reverse=True)
-    chosen = [index for index in ranked if question_terms & sentence_terms[index]][:limit]
-    if not chosen:
-        # No sentence shares a word with the question: quote the best passage's opening.
-        chosen = [index for index, sentence in enumerate(sentences) if sentence.passage == 1][:2]
-    chosen.sort(key=lambda index: (sentences[index].passage, sentences[index].position))
-    return " ".join(f"{sentences[index].text} [{sentences[index].passage}]" for index in chosen)
+    scores = [score(candidate) for candidate in candidates]
+    # The manual's own question is not an answer; the sentence after it likely is.
+    for index, candidate in enumerate(candidates[:-1]):
+        following = candidates[index + 1]
+        if candidate.unit.question and following.passage == candidate.passage:
+            scores[index + 1] = max(scores[index + 1], QUESTION_LEND * scores[index])
+
+    about_document = bool(ASKS_ABOUT_DOCUMENT_RE.search(question))
+    ranked = sorted(
+        (
+            i
+            for i, c in enumerate(candidates)
+            if scores[i] > 0 and _quotable(c, about_document=about_document)
+        ),
+        key=lambda i: scores[i],
+        reverse=True,
+    )
+    if not ranked:
+        # No unit shares a word with the question: quote the best passage's opening.
+        ranked = [i for i, c in enumerate(candidates) if c.passage == 0 and _quotable(c)][:2]
+        scores = [1.0] * len(candidates)
+    chosen: set[int] = set()
+    budget = CHARS_PER_SENTENCE * limit
+    picked = 0
+    picks: list[int] = []  # the units chosen for themselves, best first
+    for index in ranked:
+        if picked >= limit or scores[index] < RELATIVE_FLOOR * scores[ranked[0]]:
+            break
+        if index in chosen:
+            continue
+        picks.append(index)
+        group = _with_neighbours(candidates, index, follower=not picked and limit > 1)
+        picked += 1 + sum(i not in chosen and _follows(candidates, index, i) for i in group)
+        chosen.update(group)
+        if sum(_shown_length(candidates[i].unit) for i in chosen) >= budget:
+            break
+    return _render(candidates, _in_reading_order(candidates, passages, chosen, picks))
+
+
+def _follows(candidates: list[_Candidate], index: int, other: int) -> bool:
+    """`other` is the prose sentence right after the one at `index` (not one it needs)."""
+    return (
+        other == index + 1
+        and not candidates[other].unit.code
+        and not (candidates[index].unit.introduces_next)
+    )
+
+
+def _with_neighbours(candidates: list[_Candidate], index: int, *, follower: bool) -> list[int]:
+    """The unit at `index` with the sentence it leans on and the units it introduces; with
+    `follower` (the best one) also the next sentence of its paragraph: a manual's sentence
+    naming the question's topic is often followed by the answer ("… cause errors such as
+    'BADSIG'." "You should remove all cached data …")."""
+    group = [index]
+    unit, passage = candidates[index].unit, candidates[index].passage
+
+    def neighbour(at: int) -> _Candidate | None:
+        if 0 <= at < len(candidates) and candidates[at].passage == passage:
+            return candidates[at]
+        return None
+
+    if _is_item(unit) and not unit.code:
+        # An item of a list comes with the sentence introducing it and the other items.
+        for at in range(index - 1, index - 1 - MAX_INTRODUCED, -1):
+            lead = neighbour(at)
+            if lead is None or not (lead.unit.introduces_next or _is_item(lead.unit)):
+                break
+            if lead.unit.introduces_next:
+                listed = _with_neighbours(candidates, at, follower=False)
+                return listed if index in listed else [*listed, index]
+    before = neighbour(index - 1)
+    if (
+        before is not None
+        and before.unit.position == unit.position - 1
+        and not before.unit.fragment
+        and not before.unit.code
+        # A command's lead-in says what it does, whether or not it ends in ":".
+        and (unit.depends_on_previous or unit.code)
+    ):
+        group.insert(0, index - 1)
+    after = neighbour(index + 1)
+    if after is not None and after.unit.code and after.unit.position == unit.position + 1:
+        # The commands this sentence comes with are likely the answer: all of a list of
+        # commands, the first of a transcript (commands with their output).
+        for at in range(index + 1, index + 1 + MAX_INTRODUCED):
+            command = neighbour(at)
+            if command is None or not command.unit.code:
+                break
+            group.append(at)
+            if "\n" in command.unit.text:
+                break
+    elif (
+        follower
+        and after is not None
+        and after.unit.position == unit.position + 1
+        and after.unit.paragraph == unit.paragraph
+        and _quotable(after)
+    ):
+        group.append(index + 1)
+    elif unit.introduces_next:
+        for at in range(index + 1, index + 1 + MAX_INTRODUCED):
+            after = neighbour(at)
+            if after is None or not _is_item(after.unit):
+                break
+            group.append(at)
+    return group
+
+
+def _shown_length(unit: Unit) -> int:
+    """The characters the answer shows of the unit (a command's first lines only)."""
+    if unit.code:
+        return len("\n".join(unit.text.split("\n")[:MAX_CODE_LINES]))
+    return min(len(unit.text), MAX_SENTENCE_CHARS)
+
+
+def _is_item(unit: Unit) -> bool:
+    """A command, a list item or a row, not the sentence after a list."""
+    if unit.question or unit.introduces_next:
+        return False
+    sentence = unit.text.endswith((".", "!")) and len(unit.text) > MAX_ITEM_CHARS / 2
+    return unit.code or bool(BULLET_RE.match(unit.text)) or not sentence
+
+
+def _in_reading_order(
+    candidates: list[_Candidate], passages: list[Passage], chosen: set[int], picks: list[int]
+) -> list[int]:
+    """The chosen units by stretch of text (one document's passages on the same or adjacent
+    pages), the stretch of the best pick first; within a stretch in reading order."""
+    places = sorted(
+        {
+            (passages[candidates[i].passage].document, passages[candidates[i].passage].page)
+            for i in chosen
+        }
+    )
+    stretch: dict[tuple[int, int], int] = {}
+    for number, (document, page) in enumerate(places):
+        previous = places[number - 1] if number else None
+        joined = previous is not None and previous[0] == document and page - previous[1] <= 1
+        stretch[(document, page)] = stretch[previous] if joined and previous else number
+
+    def stretch_of(index: int) -> int:
+        passage = passages[candidates[index].passage]
+        return stretch[(passage.document, passage.page)]
+
+    first_pick: dict[int, int] = {}
+    for rank, index in enumerate(picks):
+        first_pick.setdefault(stretch_of(index), rank)
+
+    def place(index: int) -> tuple[int, ...]:
+        candidate = candidates[index]
+        passage = passages[candidate.passage]
+        return (
+            first_pick[stretch_of(index)],
+            passage.page,
+            passage.start,
+            candidate.passage,
+            candidate.unit.position,
+        )
+
+    return sorted(chosen, key=place)
+
+
+def _render(candidates: list[_Candidate], chosen: list[int]) -> str:
+    """Prose joined by spaces, each command block on lines of its own; a marker after each
+    sentence, and after a block no sentence of its passage introduces."""
+    parts: list[str] = []
+    previous: _Candidate | None = None
+    listing = False  # the previous unit is a lead-in or an item of its list
+    quoted: set[str] = set()
+    for index in chosen:
+        candidate = candidates[index]
+        unit, marker = candidate.unit, f"[{candidate.passage + 1}]"
+        if _key(unit.text) in quoted:
+            continue  # the same line twice on a page ("APT::Periodic::… ”1”;")
+        quoted.add(_key(unit.text))
+        follows = (
+            previous is not None
+            and previous.passage == candidate.passage
+            and previous.unit.position == unit.position - 1
+        )
+        if not unit.code and follows and listing and len(unit.text) <= MAX_ITEM_CHARS:
+            # An item of the list the sentence before introduced: a line of its own, cited
+            # by that sentence's marker.
+            parts.append(f"\n{_balanced(unit.text)}\n")
+            previous = candidate
+            continue
+        listing = unit.introduces_next
+        if unit.code:
+            lines = unit.text.split("\n")
+            text = "\n".join(lines[:MAX_CODE_LINES] + ["…"] * (len(lines) > MAX_CODE_LINES))
+            introduced = (
+                previous is not None
+                and previous.passage == candidate.passage
+                and previous.unit.position in (unit.position - 1, unit.position - 2)
+            )
+            parts.append("\n" + (text if introduced else f"{text} {marker}") + "\n")
+        else:
+            text = _balanced(unit.text)[:MAX_SENTENCE_CHARS]
+            if unit.cut_off or len(unit.text) > MAX_SENTENCE_CHARS:
+                text += " …"
+            parts.append(f"{text} {marker} ")
+        previous = candidate
+    return re.sub(r" *\n+ *", "\n", "".join(parts)).strip()
+
+
+def _balanced(text: str) -> str:
+    """Without the bracket a sentence split from the rest of its parenthesis kept:
+    "(However, … filesystem." and "See Section 1.2.2.)"."""
+    if text.startswith("(") and ")" not in text:
+        text = text[1:]
+    if text.endswith(")") and "(" not in text:
+        text = text[:-1]
+    elif text.endswith(".)") and "(" not in text:
+        text = text[:-2] + "."
+    return text

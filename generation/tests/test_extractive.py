@@ -14,15 +14,20 @@ PONDS = (
 TRAINS = "The night train to Vienna leaves at eleven. Tickets are sold at the station."
 
 
+def passages(*texts: str) -> list[extractive.Passage]:
+    """Passages ranked in the order given, from different documents."""
+    return [extractive.Passage(text=text, document=rank) for rank, text in enumerate(texts)]
+
+
 def test_sentences_sharing_the_questions_words_are_picked_and_cited():
-    text = extractive.answer("When does the night train leave?", [PONDS, TRAINS], [0.9, 0.8])
+    text = extractive.answer("When does the night train leave?", passages(PONDS, TRAINS), limit=1)
 
     assert text == "The night train to Vienna leaves at eleven. [2]"
 
 
 def test_sentences_keep_the_number_of_the_passage_they_came_from():
     text = extractive.answer(
-        "What do herons eat, and where is the station?", [PONDS, TRAINS], [0.9, 0.8]
+        "What do herons eat, and where is the station?", passages(PONDS, TRAINS)
     )
 
     assert "Herons eat fish, frogs and small mammals. [1]" in text
@@ -31,7 +36,7 @@ def test_sentences_keep_the_number_of_the_passage_they_came_from():
 
 
 def test_stopwords_alone_do_not_make_a_sentence_match():
-    text = extractive.answer("What is it like at the start of January?", [PONDS], [0.9])
+    text = extractive.answer("What is it like at the start of January?", passages(PONDS), limit=1)
 
     assert text == "The pond freezes in January. [1]"
 
@@ -39,7 +44,7 @@ def test_stopwords_alone_do_not_make_a_sentence_match():
 def test_an_answer_has_at_most_three_sentences_in_document_order():
     passage = " ".join(f"Herons nest in colony {n}." for n in range(6))
 
-    text = extractive.answer("Where do herons nest?", [passage], [0.9])
+    text = extractive.answer("Where do herons nest?", passages(passage))
 
     assert text.count("[1]") == 3
     positions = [text.index(f"colony {n}") for n in range(6) if f"colony {n}" in text]
@@ -47,7 +52,7 @@ def test_an_answer_has_at_most_three_sentences_in_document_order():
 
 
 def test_without_a_shared_word_the_best_passage_opening_is_quoted():
-    text = extractive.answer("Quantum chromodynamics?", [PONDS, TRAINS], [0.9, 0.8])
+    text = extractive.answer("Quantum chromodynamics?", passages(PONDS, TRAINS))
 
     assert text == (
         "Grey herons wait motionless at the edge of the pond. [1] The pond freezes in January. [1]"

@@ -1,0 +1,272 @@
+"""A retrieved passage cut into what an extractive answer can quote: sentences, table rows
+and list items, and command lines, each with what it says about itself (a question, a
+sentence about the document, the cut-off start of a sentence).
+
+Text read from a PDF keeps the page's line breaks. A line that fills the width of the
+text wraps into the next one; a shorter line ends its block (a table row, a list item, a
+command), so a heading or a row is never glued to the sentence after it. Headings,
+admonition labels ("Note", "Tipp"), table captions, contents lines and lines without a
+letter are left out: they name things, they do not answer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# A line at least WRAP_SHARE of the text's width fills it: it wraps into the next. The
+# width is that of the longer lines (WIDTH_PERCENTILE), not the longest: one long path
+# sticks out of the margin, and boxed notes are narrower than the page.
+WRAP_SHARE = 0.7
+WIDTH_PERCENTILE = 0.85
+MIN_WIDTH = 80  # a passage of table rows only still wraps near a page's width
+
+# "1.2.2 Filesystem internals", "A.3 Tools", "4. Netzwerk", "Chapter 4", "Kapitel 4
+# Netzwerk" with no closing punctuation ("7. You log in again." is a numbered step, not a
+# heading; "990 wird als Standardwert … verwendet" a table row).
+NUMBERED_HEADING_RE = re.compile(
+    r"^(?:(?:(?:\d+|[A-Z])(?:\.\d+)+\.?|(?:Chapter|Kapitel|Appendix|Anhang)\s+\w+)\s+\S.{0,90}"
+    r"|\d+\.\s+\S.{0,50})(?<![.!?:;,])$"
+)
+# fmt: off
+ADMONITIONS = frozenset((
+    "note", "tip", "caution", "warning", "important", "anmerkung", "hinweis", "tipp",
+    "achtung", "warnung", "wichtig", "vorsicht",
+))
+# fmt: on
+CAPTION_RE = re.compile(
+    r"^(?:Table|Figure|Listing|Example|Tabelle|Abbildung|Beispiel)\s+[\dA-Z][\d.]*:"
+)
+CONTENTS_RE = re.compile(r"(?:\.\s?){4,}\s*\d+$|\s{3,}\d+$")
+# "$ ls -l", "# apt-get install foo" (root's prompt; "# Introduction" is a Markdown heading).
+COMMAND_RE = re.compile(r"^(?:\$\s+\S|#\s+[a-z./~\[<(])")
+BULLET_RE = re.compile(r"^(?:[•◦▪‣∙·*–-]|\d{1,2}[.)])\s")
+CLOSING_RE = re.compile(r"[.!?…:;][\"'”’“»«)\]]*$")
+SENTENCE_END_RE = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+(?=[\"'“„”(\[]?[\w$#•])")
+# A piece ending in one of these did not end a sentence ("e.g. ", "z. B. ", "Abs. 3").
+# fmt: off
+ABBREVIATIONS = frozenset((
+    "e.g", "i.e", "cf", "vs", "approx", "fig", "no", "sec", "z", "b", "d", "h", "u", "a",
+    "z.b", "d.h", "u.a", "s.o", "s.u", "o.ä", "bzw", "vgl", "ca", "nr", "dr", "ggf", "evtl",
+    "inkl", "abs", "bspw", "sog", "s",
+))
+# fmt: on
+ABBREVIATION_RE = re.compile(r"(?:^|[\s(])([\w.]+)\.$")
+# Sentences about the document rather than its subject ("This chapter describes …",
+# "In diesem Abschnitt …"), and bare pointers elsewhere ("See Section 9.3.").
+ABOUT_DOCUMENT_RE = re.compile(
+    r"\b(?:this|the present|the following|the next|the previous|these)\s+"
+    r"(?:chapter|section|document|documentation|manual|book|guide|tutorial)s?\b"
+    r"|\b(?:dieses|diesem|dieser|diese|folgende[nm]?|nächsten?|vorigen?)\s+"
+    r"(?:Kapitels?|Abschnitts?|Dokuments?|Dokumentation|Handbuchs?|Buch(?:es)?|Anleitung)\b",
+    re.IGNORECASE,
+)
+POINTER_RE = re.compile(
+    r"^[(]?(?:please\s+|bitte\s+)?(?:see|refer to|siehe|lesen sie|schauen sie)\b.{0,120}$",
+    re.IGNORECASE,
+)
+# Words that lean on the sentence before: "This is why …", "Es wird …", "They …". Not
+# "Das" or "Sie" (in German mostly the article and the polite "you"), nor "There are".
+EXPLETIVE_RE = re.compile(
+    r"^(?:es gibt|it is (?:\w+ )?(?:possible|recommended|a good idea))\b", re.I
+)
+# fmt: off
+DEPENDENT_OPENERS = frozenset((
+    "this", "these", "that", "those", "it", "its", "they", "their", "them", "such", "then",
+    "however", "also", "but", "otherwise", "instead", "thus", "so", "therefore", "hence",
+    "moreover", "furthermore", "alternatively", "similarly", "dies", "diese", "dieser",
+    "dieses", "diesem", "diesen", "es", "er", "dann", "daher", "deshalb", "dazu", "dabei",
+    "damit", "dafür", "jedoch", "aber", "außerdem", "allerdings", "ebenso", "sonst",
+    "stattdessen", "also", "so", "solche",
+))
+# fmt: on
+# A line ending in one of these continues, however short ("View log of the unit from" /
+# "the last boot"): a table cell wrapped in its column.
+# fmt: off
+CONTINUING_WORDS = frozenset((
+    "a", "an", "the", "of", "to", "from", "for", "with", "and", "or", "in", "on", "at", "by",
+    "as", "into", "than", "that", "which", "is", "are", "be", "der", "die", "das", "den",
+    "dem", "des", "ein", "eine", "einer", "einen", "einem", "und", "oder", "von", "zu", "für",
+    "mit", "im", "in", "an", "auf", "aus", "bei", "nach", "über", "unter", "als", "ist",
+    "sind", "dass", "wie",
+))
+# fmt: on
+# A sentence that announces what follows ("… as follows.", "… wie folgt:").
+ANNOUNCING_RE = re.compile(r":$|\b(?:as follows|wie folgt)\b", re.IGNORECASE)
+# "… used in the past?", not "echo $?" or "56?" in a table.
+QUESTION_RE = re.compile(r"[^\W\d_][\"'”’)»]*\?[\"'”’)»]*$")
+FIRST_WORD_RE = re.compile(r"^[\"'“„(]*(\w+)")
+LAST_WORD_RE = re.compile(r"(\w+)$")
+LETTER_RE = re.compile(r"[^\W\d_]")
+# A word of prose: letters, maybe quoted or followed by punctuation ("data.", "„Datei“,").
+PLAIN_WORD_RE = re.compile(r"^[\"'“„(]*[^\W\d_]+(?:[-’'][^\W\d_]+)*[\"'”“)]*[.,;:!?]*[\"'”“)]*$")
+PROSE_WORD_SHARE = 0.75
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One quotable piece of a passage, in reading order (`position`)."""
+
+    text: str
+    position: int
+    paragraph: int = 0  # units of one block of prose share it
+    code: bool = False  # a command line with its output lines
+    question: bool = False
+    about_document: bool = False
+    fragment: bool = False  # the cut-off end of a sentence that began before the passage
+    cut_off: bool = False  # a sentence the passage ends in the middle of
+    depends_on_previous: bool = False
+    introduces_next: bool = False  # ends with ":" or says "as follows": a list or command follows
+
+
+def _normal(line: str) -> str:
+    return " ".join(line.split()).casefold()
+
+
+def _is_heading(line: str, titles: set[str]) -> bool:
+    lowered = _normal(line)
+    return (
+        lowered in titles
+        or lowered.rstrip(":") in ADMONITIONS
+        or bool(NUMBERED_HEADING_RE.match(line))
+        or bool(CAPTION_RE.match(line))
+        or bool(CONTENTS_RE.search(line))
+    )
+
+
+def _ends_output(line: str, titles: set[str]) -> bool:
+    lowered = _normal(line)
+    return lowered in titles or lowered in ADMONITIONS or bool(CAPTION_RE.match(line))
+
+
+def _looks_like_prose(line: str) -> bool:
+    """A line of sentences rather than a command's output ("-rw-r--r-- 1 root", "0",
+    "PING (149.20.4.15) 1472(1500) bytes of data.", "ping: local error: …")."""
+    words = line.split()
+    plain = sum(bool(PLAIN_WORD_RE.match(word)) for word in words)
+    opens = line[:1].isupper() or bool(BULLET_RE.match(line))
+    return len(words) >= 4 and opens and plain >= PROSE_WORD_SHARE * len(words)
+
+
+def split_sentences(block: str) -> list[str]:
+    """The sentences of a block of prose: split after ., !, ? or …, not after an
+    abbreviation or an initial ("z. B.", "e.g.")."""
+    pieces: list[str] = []
+    start = 0
+    for match in SENTENCE_END_RE.finditer(block):
+        piece = block[start : match.start()].strip()
+        abbreviation = ABBREVIATION_RE.search(piece)
+        if abbreviation and abbreviation.group(1).casefold() in ABBREVIATIONS:
+            continue
+        if block[match.end() :][:1].islower():
+            continue  # "… etc. and more": a sentence does not start in lower case
+        pieces.append(block[start : match.end()].strip())
+        start = match.end()
+    pieces.append(block[start:].strip())
+    return [piece for piece in pieces if LETTER_RE.search(piece)]
+
+
+@dataclass(frozen=True)
+class _Block:
+    text: str
+    code: bool
+    after_heading: bool  # the first block after a heading (or the passage's opening one)
+    lines: int
+
+
+def _blocks(text: str, titles: set[str]) -> list[_Block]:
+    """The passage's blocks of prose and of commands, in order."""
+    lines = [line.strip() for line in text.split("\n")]
+    lengths = sorted(len(line) for line in lines)
+    width = max(MIN_WIDTH, lengths[int(WIDTH_PERCENTILE * (len(lengths) - 1))])
+    blocks: list[_Block] = []
+    current: list[str] = []
+    code: list[str] = []
+    after_heading = False
+
+    def close_prose() -> None:
+        nonlocal after_heading
+        if current:
+            blocks.append(_Block(" ".join(current), False, after_heading, len(current)))
+            current.clear()
+            after_heading = False
+
+    def close_code() -> None:
+        nonlocal after_heading
+        if code:
+            blocks.append(_Block("\n".join(code), True, after_heading, len(code)))
+            code.clear()
+            after_heading = False
+
+    for line in lines:
+        if not line:
+            close_prose()
+            close_code()
+            continue
+        if COMMAND_RE.match(line):
+            close_prose()
+            close_code()
+            code.append(line)
+            continue
+        if code and not _looks_like_prose(line) and not _ends_output(line, titles):
+            code.append(line)  # the command's output ("1 packets transmitted" is no heading)
+            continue
+        close_code()
+        if _is_heading(line, titles) or not LETTER_RE.search(line):
+            close_prose()
+            after_heading = True
+            continue
+        if BULLET_RE.match(line):
+            close_prose()
+        current.append(line)
+        last_word = LAST_WORD_RE.search(line)
+        continues = last_word is not None and last_word.group(1).casefold() in CONTINUING_WORDS
+        if (len(line) < WRAP_SHARE * width and not continues) or line.endswith(":"):
+            close_prose()
+    close_prose()
+    close_code()
+    return blocks
+
+
+def units(text: str, *, section: tuple[str, ...] = (), starts_mid_text: bool = False) -> list[Unit]:
+    """The passage's quotable units. `section` is its section path (its titles are headings
+    wherever they appear); `starts_mid_text`: the passage begins where an earlier one of the
+    same page leaves off, so its first words end a sentence begun before it."""
+    titles = {_normal(title) for title in section}
+    pieces: list[tuple[str, _Block, int]] = []
+    for paragraph, block in enumerate(_blocks(text, titles)):
+        if block.code:
+            pieces.append((block.text, block, paragraph))
+        else:
+            pieces += [(sentence, block, paragraph) for sentence in split_sentences(block.text)]
+    lines = [line.strip() for line in text.split("\n") if line.strip()]
+    ending = lines[-1] if lines else ""
+    found = []
+    for position, (piece, block, paragraph) in enumerate(pieces):
+        first_word = FIRST_WORD_RE.match(piece)
+        opener = first_word.group(1).casefold() if first_word else ""
+        prose = not block.code
+        last = position == len(pieces) - 1
+        found.append(
+            Unit(
+                text=piece,
+                position=position,
+                paragraph=paragraph,
+                code=block.code,
+                question=prose and bool(QUESTION_RE.search(piece)),
+                about_document=prose
+                and bool(ABOUT_DOCUMENT_RE.search(piece) or POINTER_RE.match(piece)),
+                fragment=prose
+                and position == 0
+                and not block.after_heading
+                and not BULLET_RE.match(piece)
+                and (starts_mid_text or piece[:1].islower()),
+                # The passage ends inside it (a table's last row has its caption after it).
+                cut_off=prose and last and piece.endswith(ending) and not CLOSING_RE.search(piece),
+                depends_on_previous=prose
+                and opener in DEPENDENT_OPENERS
+                and not EXPLETIVE_RE.match(piece),
+                introduces_next=prose and bool(ANNOUNCING_RE.search(piece)),
+            )
+        )
+    return found

@@ -1,0 +1,117 @@
+"""Cutting a passage into quotable units, on text as the Debian Reference's PDFs give it."""
+
+# ruff: noqa: E501 (the manual's lines are quoted as its PDF breaks them)
+
+from generation.passage_units import split_sentences, units
+
+MTU = ("Network setup", "5.5 Network optimization", "5.5.1 Finding optimal MTU")
+MTU_PAGE = """5.5.1 Finding optimal MTU
+NM normally sets optimal Maximum Transmission Unit (MTU) automatically.
+In some occasion, you may wish to set MTU manually after experiments with ping(8) with ”-M do” option to send a ICMP
+packet with various data packet size. MTU is the maximum succeeding data packet size without IP fragmentation plus 28 bytes
+for the IPv4 and plus 48 bytes for the IPv6. For example the following finds MTU for IPv4 connection to be 1460 and MTU for
+IPv6 connection to be 1500.
+$ ping -4 -c 1 -s $((1500-28)) -M do www.debian.org
+PING (149.20.4.15) 1472(1500) bytes of data.
+ping: local error: message too long, mtu=1460
+--- ping statistics ---
+1 packets transmitted, 0 received, +1 errors, 100% packet loss, time 0ms
+$ ping -4 -c 1 -s $((1460-28)) -M do www.debian.org
+PING (130.89.148.77) 1432(1460) bytes of data.
+NM normally sets it right."""
+
+JOURNAL_TABLE = """Operation Command snippets
+View log for system services and kernel from
+the last boot ”journalctl -b --system”
+View log for services of the current user from
+the last boot ”journalctl -b --user”
+View job log of ”$unit” from the last boot ”journalctl -b -u $unit”
+Table 3.5: List of typical journalctl command snippets"""
+
+
+def test_a_command_keeps_its_output_and_prose_after_it_is_a_sentence_again():
+    found = units(MTU_PAGE, section=MTU)
+
+    texts = [unit.text for unit in found]
+    assert texts[0] == "NM normally sets optimal Maximum Transmission Unit (MTU) automatically."
+    assert texts[2].startswith("MTU is the maximum succeeding data packet size")
+    first, second = (unit for unit in found if unit.code)
+    assert first.text.splitlines() == [
+        "$ ping -4 -c 1 -s $((1500-28)) -M do www.debian.org",
+        "PING (149.20.4.15) 1472(1500) bytes of data.",
+        "ping: local error: message too long, mtu=1460",
+        "--- ping statistics ---",
+        "1 packets transmitted, 0 received, +1 errors, 100% packet loss, time 0ms",
+    ]
+    assert second.text.startswith("$ ping -4 -c 1 -s $((1460-28))")
+    assert texts[-1] == "NM normally sets it right."
+    assert not found[-1].code
+
+
+def test_table_rows_stay_apart_and_a_cell_wrapped_after_from_is_joined():
+    found = units(JOURNAL_TABLE, section=("The system initialization", "3.4 The system message"))
+
+    assert [unit.text for unit in found] == [
+        "Operation Command snippets",
+        "View log for system services and kernel from the last boot ”journalctl -b --system”",
+        "View log for services of the current user from the last boot ”journalctl -b --user”",
+        "View job log of ”$unit” from the last boot ”journalctl -b -u $unit”",
+    ]
+
+
+def test_abbreviations_and_initials_do_not_end_a_sentence():
+    assert split_sentences(
+        "Sie können die Cache-Funktionalität testen, für ”/dev/sda” z.B. mit ”hdparm -W /dev/sda”. "
+        "• Esc + n-Taste → Fn (d.h. Esc + 1 → F1). Die Werte, z. B. 990, gelten e.g. hier."
+    ) == [
+        "Sie können die Cache-Funktionalität testen, für ”/dev/sda” z.B. mit ”hdparm -W /dev/sda”.",
+        "• Esc + n-Taste → Fn (d.h. Esc + 1 → F1).",
+        "Die Werte, z. B. 990, gelten e.g. hier.",
+    ]
+
+
+def test_what_a_unit_says_about_itself():
+    found = units(
+        "In diesem Abschnitt geht es um Pakete. Welche Codenamen wurden in der Vergangenheit "
+        "verwendet? Es wird empfohlen, stable zu nutzen. Es gibt viele Pakete. Das Lesen einer "
+        "Datei ändert atime nicht. Siehe Abschnitt 2.1.\nSie können dies so einstellen:\n$ echo $?"
+    )
+
+    flags = {
+        unit.text: {
+            name
+            for name in ("question", "about_document", "depends_on_previous", "introduces_next")
+            if getattr(unit, name)
+        }
+        for unit in found
+    }
+    assert flags == {
+        "In diesem Abschnitt geht es um Pakete.": {"about_document"},
+        "Welche Codenamen wurden in der Vergangenheit verwendet?": {"question"},
+        "Es wird empfohlen, stable zu nutzen.": {"depends_on_previous"},
+        "Es gibt viele Pakete.": set(),
+        "Das Lesen einer Datei ändert atime nicht.": set(),
+        "Siehe Abschnitt 2.1.": {"about_document"},
+        "Sie können dies so einstellen:": {"introduces_next"},
+        "$ echo $?": set(),
+    }
+
+
+def test_a_table_row_opening_with_a_number_is_no_heading():
+    found = units(
+        "Pin-Priorität apt-pinning-Effekte auf das Paket\n"
+        "1001 das Paket installieren, auch wenn dies ein Downgrade des Pakets bedeutet\n"
+        "990 wird als Standardwert für das Archiv der Zielveröffentlichung verwendet\n"
+        "Tabelle 2.18: Liste erwähnenswerter Pin-Prioritäts-Werte für apt-pinning\n"
+        "2.7.8 Versionsauswahl\n"
+        "4. Netzwerk"
+    )
+
+    texts = [unit.text for unit in found]
+    assert any(
+        text.endswith("990 wird als Standardwert für das Archiv der Zielveröffentlichung verwendet")
+        for text in texts
+    )
+    assert not any(
+        "Tabelle" in text or "Versionsauswahl" in text or "Netzwerk" in text for text in texts
+    )
