@@ -40,6 +40,9 @@ CAPTION_RE = re.compile(
 CONTENTS_RE = re.compile(r"(?:\.\s?){4,}\s*\d+$|\s{3,}\d+$")
 # "$ ls -l", "# apt-get install foo" (root's prompt; "# Introduction" is a Markdown heading).
 COMMAND_RE = re.compile(r"^(?:\$\s+\S|#\s+[a-z./~\[<(])")
+# A Markdown heading ("## Sleeper cars", "# Nachtzüge"): tested after COMMAND_RE, so root's
+# prompt keeps its command.
+MARKDOWN_HEADING_RE = re.compile(r"^#{1,6}\s+\S")
 BULLET_RE = re.compile(r"^(?:[•◦▪‣∙·*–-]|\d{1,2}[.)])\s")
 CLOSING_RE = re.compile(r"[.!?…:;][\"'”’“»«)\]]*$")
 SENTENCE_END_RE = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+(?=[\"'“„”(\[]?[\w$#•])")
@@ -129,6 +132,7 @@ def _is_heading(line: str, titles: set[str]) -> bool:
         lowered in titles
         or lowered.rstrip(":") in ADMONITIONS
         or bool(NUMBERED_HEADING_RE.match(line))
+        or bool(MARKDOWN_HEADING_RE.match(line))
         or bool(CAPTION_RE.match(line))
         or bool(CONTENTS_RE.search(line))
     )

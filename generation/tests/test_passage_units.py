@@ -115,3 +115,23 @@ def test_a_table_row_opening_with_a_number_is_no_heading():
     assert not any(
         "Tabelle" in text or "Versionsauswahl" in text or "Netzwerk" in text for text in texts
     )
+
+
+def test_markdown_headings_are_no_units_while_roots_commands_stay_commands():
+    note = """# Nachtzüge
+
+Nachtzüge fahren von Wien nach Hamburg. Der Schlafwagen kostet 120 Euro.
+
+## Schlafwagen
+
+Ein Schlafwagen hat Abteile mit zwei Betten.
+
+# apt-get install sleeper"""
+
+    found = units(note, section=("Nachtzüge",))
+
+    texts = [unit.text for unit in found]
+    assert not any(text.lstrip().startswith(("# N", "## ")) for text in texts)
+    assert "Ein Schlafwagen hat Abteile mit zwei Betten." in texts
+    (command,) = (unit for unit in found if unit.code)
+    assert command.text == "# apt-get install sleeper"
