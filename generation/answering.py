@@ -22,7 +22,7 @@ from notebooks.models import Citation, Conversation, Message, Notebook
 from providers.chat import chat, chat_available, chat_stream
 from providers.tokens import estimate_tokens
 from retrieval.rewrite import standalone_query
-from retrieval.search import Hit
+from retrieval.search import CAPPED_KINDS, Hit
 from retrieval.services import retrieve
 from sharing import access
 
@@ -313,6 +313,7 @@ def extractive_passages(hits: list[Hit]) -> list[extractive.Passage]:
             document=hit.chunk.source_id,
             page=hit.chunk.page or 0,
             start=hit.chunk.char_start,
+            restates=hit.chunk.source.kind in CAPPED_KINDS,
         )
         for hit in hits
     ]

@@ -109,6 +109,9 @@ class Passage:
     document: int = 0
     page: int = 0
     start: int = 0
+    # A note or generated document made a source: it restates other sources, so where it
+    # copies one of their sentences the original is quoted (and cited) instead.
+    restates: bool = False
 
 
 @dataclass(frozen=True)
@@ -125,7 +128,8 @@ def _key(text: str) -> str:
 def _candidates(passages: list[Passage]) -> list[_Candidate]:
     """Every passage's units, without those another passage holds whole (the overlap of
     consecutive chunks, or a cut-off copy of a sentence another chunk holds complete): the
-    copy a better-ranked passage holds as a unit of its own is kept, else the longer one."""
+    copy a better-ranked passage holds as a unit of its own is kept, else the longer one;
+    an upload's copy goes before a restating passage's, whatever their ranks."""
     found = [
         (number, unit, _key(unit.text))
         for number, passage in enumerate(passages)
@@ -135,12 +139,15 @@ def _candidates(passages: list[Passage]) -> list[_Candidate]:
     keys: list[set[str]] = [set() for _ in passages]
     for number, _, key in found:
         keys[number].add(key)
+    order = [(passage.restates, number) for number, passage in enumerate(passages)]
     return [
         _Candidate(unit, number, frozenset(_terms(unit.text)))
         for number, unit, key in found
         if key
         and not any(
-            other != number and key in texts[other] and (other < number or key not in keys[other])
+            other != number
+            and key in texts[other]
+            and (order[other] < order[number] or key not in keys[other])
             for other in range(len(passages))
         )
     ]

@@ -86,3 +86,18 @@ def test_without_a_model_server_the_answer_is_extractive_and_quotes_the_source(
     assert "Herons eat fish" in citation.quote
     assert citation.similarity >= 0.8
     assert set(Usage.objects.values_list("kind", "model")) == {("embedding", local_e5.MODEL_NAME)}
+
+
+def test_a_sentence_a_note_copies_from_an_upload_is_quoted_from_the_upload():
+    upload = extractive.Passage(
+        text="Night trains leave Vienna at ten. A sleeper berth costs 120 euros in winter.",
+        document=1,
+    )
+    note = extractive.Passage(
+        text="A sleeper berth costs 120 euros in winter.", document=2, restates=True
+    )
+
+    text = extractive.answer("How much is a sleeper berth?", [note, upload])
+
+    assert "A sleeper berth costs 120 euros in winter. [2]" in text
+    assert "[1]" not in text
