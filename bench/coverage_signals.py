@@ -39,7 +39,7 @@ def signals(notebook: Notebook, question: str, user: User) -> tuple[list, dict]:
     vector = embeddings.embed_query(question, user=user)
     hits = search(notebook=notebook, question=question, query_vector=vector, model=model)
     found = coverage.assess(question=question, hits=hits, query_vector=vector, model=model)
-    counts = coverage.lexeme_counts(question=question, hits=hits, model=model)
+    _, counts = coverage.signals(question=question, hits=hits, query_vector=vector, model=model)
     return hits, {
         "similarity": found.similarity and round(found.similarity, 4),
         "top": hits and round(hits[0].similarity, 4),

@@ -283,15 +283,20 @@ def _prepare(
         question=question, turns=[(turn.role, turn.content) for turn in history], user=user
     )
     search_query = query if query != question else ""
-    hits, coverage = retrieve_assessed(
-        user=user, notebook=notebook, question=query, source=source, sources=chosen_sources
-    )
     # A follow-up may lean on the earlier turns ("And how long did it last?"), which a chat
     # model reads and the search does not: there the model judges (NOT_IN_SOURCES). Asking
     # about one source has no floor either (retrieval/services.py): a word's rarity within
     # one document says little, and the asker chose that document.
-    follow_up = bool(history) and chat_available()
-    if hits and not coverage.covered and not follow_up and source is None:
+    judged = source is None and not (history and chat_available())
+    hits, coverage = retrieve_assessed(
+        user=user,
+        notebook=notebook,
+        question=query,
+        source=source,
+        sources=chosen_sources,
+        assess=judged,
+    )
+    if hits and coverage is not None and not coverage.covered:
         # The passages are kept with the answer (not cited): `evaluate --pages` scores them.
         logger.info(
             "Not covered (best similarity %s, word share %.2f): %r",

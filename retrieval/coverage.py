@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from django.db import connection
 
@@ -31,18 +32,18 @@ from providers import local_e5
 from retrieval.search import Hit
 
 # Per embedding model: the best passage similarity at or above which a question counts as
-# covered. e5 on manual-qa (bench/coverage_signals.py, docs/retrieval.md): the 60 questions'
-# best similarities run 0.868-0.944, the 20 off-topic ones' 0.729-0.834; 0.85 sits in the gap.
+# covered, in the gap between the answerable and the off-topic questions of manual-qa
+# (bench/coverage_signals.py; the figures in docs/retrieval.md).
 SIMILARITY_THRESHOLDS = {local_e5.MODEL_NAME: 0.85}
 # Whatever the similarity, a question whose passages hold this share of its word weight is
-# covered (the off-topic questions' share reached 0.61: "fall" of "When did the Roman Empire
-# fall?" is in the manual).
+# covered: nearly whole, as off-topic questions share some common words with any manual
+# ("fall" of "When did the Roman Empire fall?").
 WORDS_COVER = 0.9
 # A model without a similarity threshold (an API model, the universal sentence encoder: not
 # measured) is judged by its words alone, and refuses only when the passages hold under this
-# share: on manual-qa no answerable question fell under 0.19, 4 of the 20 off-topic ones did.
-# A model's similarities are on its own scale, and a threshold guessed for them could refuse
-# good questions; with a chat model, the model still says when the passages do not answer.
+# share, below every answerable question of manual-qa: its similarities are on its own
+# scale, a threshold guessed for them could refuse good questions, and with a chat model
+# the model still says when the passages do not answer.
 WORDS_FALLBACK = 0.15
 
 
@@ -93,33 +94,35 @@ SELECT max(similarity) FROM (
 """
 
 
-def lexeme_counts(
-    *, question: str, hits: Sequence[Hit], model: str
-) -> list[tuple[str, str, int, int, int]]:
-    """Per configuration of the hits' sources, each of the question's lexemes with the number
-    of those sources' chunks, how many hold the lexeme, and how many of the hits do."""
+def signals(
+    *, question: str, hits: Sequence[Hit], query_vector: list[float], model: str
+) -> tuple[float | None, list[tuple[str, str, int, int, int]]]:
+    """The best similarity among the hits' windows and vectors, and per configuration of the
+    hits' sources each of the question's lexemes with the number of those sources' chunks,
+    how many hold it and how many of the hits do. Both statements go in one message: one
+    round trip on the way to the answer's first word (notebooks/tests/test_ask_stream_queries)."""
+    params: dict[str, Any] = {
+        "sources": sorted({hit.chunk.source_id for hit in hits}),
+        "question": question,
+        "model": model,
+        "hits": [hit.chunk.pk for hit in hits],
+        "vector": "[" + ",".join(repr(float(value)) for value in query_vector) + "]",
+    }
     with connection.cursor() as cursor:
-        cursor.execute(
-            _WORDS_SQL,
-            {
-                "sources": sorted({hit.chunk.source_id for hit in hits}),
-                "question": question,
-                "model": model,
-                "hits": [hit.chunk.pk for hit in hits],
-            },
-        )
-        return cursor.fetchall()
+        cursor.execute(_SIMILARITY_SQL + ";\n" + _WORDS_SQL, params)
+        (similarity,) = cursor.fetchone()
+        cursor.nextset()
+        counts = cursor.fetchall()
+    return (None if similarity is None else float(similarity)), counts
 
 
-def word_share(*, question: str, hits: Sequence[Hit], model: str) -> float:
-    """The share of the question's idf-weighted lexemes found in the hits, under the best
-    of the searched sources' configurations; 1.0 for a question with no lexeme (nothing to
-    judge it by)."""
+def word_share(counts: list[tuple[str, str, int, int, int]]) -> float:
+    """The share of the question's idf-weighted lexemes (`counts`) found in the hits, under
+    the best of the searched sources' configurations; 1.0 for a question with no lexeme
+    (nothing to judge it by)."""
     found: dict[str, float] = {}
     weight: dict[str, float] = {}
-    for config, _lexeme, total, df, in_hits in lexeme_counts(
-        question=question, hits=hits, model=model
-    ):
+    for config, _lexeme, total, df, in_hits in counts:
         # A word in no chunk weighs as one in a single chunk: nothing says how much rarer
         # it is, and unbounded it would drown the words a small notebook does hold (in a
         # one-chunk notebook, every word it holds is in every chunk).
@@ -130,20 +133,6 @@ def word_share(*, question: str, hits: Sequence[Hit], model: str) -> float:
     return max(shares) if shares else 1.0
 
 
-def best_similarity(*, hits: Sequence[Hit], query_vector: list[float], model: str) -> float | None:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            _SIMILARITY_SQL,
-            {
-                "vector": "[" + ",".join(repr(float(value)) for value in query_vector) + "]",
-                "hits": [hit.chunk.pk for hit in hits],
-                "model": model,
-            },
-        )
-        (similarity,) = cursor.fetchone()
-    return None if similarity is None else float(similarity)
-
-
 def assess(
     *, question: str, hits: Sequence[Hit], query_vector: list[float], model: str
 ) -> Coverage:
@@ -151,8 +140,10 @@ def assess(
     `query_vector`) cover it; no hits cover nothing."""
     if not hits:
         return Coverage(similarity=None, words=0.0, covered=False)
-    similarity = best_similarity(hits=hits, query_vector=query_vector, model=model)
-    words = word_share(question=question, hits=hits, model=model)
+    similarity, counts = signals(
+        question=question, hits=hits, query_vector=query_vector, model=model
+    )
+    words = word_share(counts)
     threshold = SIMILARITY_THRESHOLDS.get(model)
     if threshold is None or similarity is None:
         covered = words >= WORDS_FALLBACK

@@ -38,11 +38,15 @@ def retrieve_assessed(
     question: str,
     source: Source | None = None,
     sources: Sequence[int] | None = None,
-) -> tuple[list[Hit], Coverage]:
-    """retrieve, and whether its hits cover the question at all (retrieval/coverage.py)."""
+    assess: bool = True,
+) -> tuple[list[Hit], Coverage | None]:
+    """retrieve, and whether its hits cover the question at all (retrieval/coverage.py; one
+    more statement), unless `assess` is false (None then)."""
     hits, vector, model = _retrieve(
         user=user, notebook=notebook, question=question, source=source, sources=sources
     )
+    if not assess:
+        return hits, None
     return hits, coverage.assess(question=question, hits=hits, query_vector=vector, model=model)
 
 
