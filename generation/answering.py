@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 
 from billing.models import Usage
 from billing.services import deferred_usage, require_credit, usage_for
-from generation import chat_style, extractive, prompts
+from generation import chat_style, extractive, not_covered, prompts
 from generation.citations import attribute_sentences, map_markers
 from generation.models import AttributedCitation
 from generation.verification import verify_citations
@@ -23,7 +23,7 @@ from providers.chat import chat, chat_available, chat_stream
 from providers.tokens import estimate_tokens
 from retrieval.rewrite import standalone_query
 from retrieval.search import CAPPED_KINDS, Hit
-from retrieval.services import retrieve
+from retrieval.services import retrieve_assessed
 from sharing import access
 
 logger = logging.getLogger(__name__)
@@ -197,7 +197,22 @@ class _Prepared:
 
     def store_reply(self, text: str, model: str) -> Answer:
         """Give the sentences the model left uncited the marker of a passage that supports
-        them (attributed), map the markers onto the passages, verify them, store it all."""
+        them (attributed), map the markers onto the passages, verify them, store it all.
+        A reply saying the passages do not answer becomes the fixed "not covered" answer."""
+        if not_covered.model_declined(text):
+            return _store(
+                self.user,
+                self.notebook,
+                self.conversation,
+                self.question,
+                not_covered.reply(self.hits),
+                Message.Mode.REFUSAL,
+                self.hits,
+                [],
+                model,
+                self.search_query,
+                chosen_sources=self.chosen_sources,
+            )
         attribution = attribute_sentences(text, [hit.chunk.text for hit in self.hits])
         mapped = map_markers(attribution.text, len(self.hits))
         return _store(
@@ -268,9 +283,28 @@ def _prepare(
         question=question, turns=[(turn.role, turn.content) for turn in history], user=user
     )
     search_query = query if query != question else ""
-    hits = retrieve(
-        user=user, notebook=notebook, question=query, source=source, sources=chosen_sources
+    # A follow-up may lean on the earlier turns ("And how long did it last?"), which a chat
+    # model reads and the search does not: there the model judges (NOT_IN_SOURCES). Asking
+    # about one source has no floor either (retrieval/services.py): a word's rarity within
+    # one document says little, and the asker chose that document.
+    judged = source is None and not (history and chat_available())
+    hits, coverage = retrieve_assessed(
+        user=user,
+        notebook=notebook,
+        question=query,
+        source=source,
+        sources=chosen_sources,
+        assess=judged,
     )
+    if hits and coverage is not None and not coverage.covered:
+        # The passages are kept with the answer (not cited): `evaluate --pages` scores them.
+        logger.info(
+            "Not covered (best similarity %s, word share %.2f): %r",
+            coverage.similarity,
+            coverage.words,
+            query,
+        )
+        return answered(not_covered.reply(hits), Message.Mode.REFUSAL, hits, [])
 
     if not chat_available():
         if not hits:

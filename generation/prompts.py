@@ -4,7 +4,10 @@ from django.utils.translation import gettext_noop
 
 from providers.tokens import estimate_tokens
 
-SYSTEM_PROMPT = """You answer questions about the user's documents, using only the numbered \
+# What the model is told to reply when the passages do not answer (generation/not_covered.py).
+NOT_COVERED_SENTINEL = "NOT_IN_SOURCES"
+
+SYSTEM_PROMPT = f"""You answer questions about the user's documents, using only the numbered \
 passages you are given.
 
 Rules:
@@ -12,7 +15,8 @@ Rules:
 - Put a marker like [1] after every claim, naming the passage it comes from. Cite several \
 passages as [1][3].
 - Only use numbers of passages that exist. Never invent a marker.
-- If the passages do not contain the answer, say so plainly.
+- If the passages do not answer the question, reply with \
+{NOT_COVERED_SENTINEL} and nothing else.
 - Answer in the language of the question, concisely."""
 
 # Repeated after the question: small models read the end of a long prompt best, and with
@@ -35,6 +39,14 @@ NOTHING_READY_REPLY = gettext_noop(
 NO_MATCH_REPLY = gettext_noop(
     "No passage in this notebook's sources matches the question closely enough to "
     "answer it. Try asking with words the documents use."
+)
+
+# Said instead of an answer when the passages do not cover the question: Loupe's search
+# judged so (retrieval/coverage.py), or the chat model replied NOT_IN_SOURCES; it names the
+# closest passages (`places`), so the asker can look there or ask otherwise.
+NOT_COVERED_REPLY = gettext_noop(
+    "Your sources don't seem to cover this, so there is no answer to give from them. "
+    "The closest passages are in %(places)s."
 )
 
 

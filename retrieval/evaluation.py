@@ -31,6 +31,7 @@ from library.models import Chunk, Source
 from notebooks.models import Notebook
 from providers import embeddings
 from providers.chat import chat_available
+from retrieval import coverage
 from retrieval.rewrite import rewrite_query
 from retrieval.search import Hit
 from retrieval.services import search
@@ -57,6 +58,9 @@ class Report:
     chunks: int
     unanswerable: int
     recall: dict[int, float]
+    # Questions the answer path would refuse as not covered (retrieval/coverage.py); every
+    # question of a QA set is answerable, so each is a wrong refusal.
+    refused: int
     mrr: float
     latency_ms: list[float] = field(repr=False)
     search_latency_ms: list[float] = field(repr=False)
@@ -68,6 +72,7 @@ class Report:
             questions=self.questions,
             chunks=self.chunks,
             unanswerable=self.unanswerable,
+            refused=self.refused,
             k=self.k,
             # With the question's embedding: what a person waits for.
             p50_ms=round(percentile(self.latency_ms, 50), 1),
@@ -218,7 +223,8 @@ def evaluate(
 
     run = search_function or default_search
     found_at = []
-    unanswerable = 0
+    unanswerable = refused = 0
+    model = embeddings.active_model()
     latency, search_latency = [], []
     for item in items:
         answer = normalise(item.answer)
@@ -236,6 +242,9 @@ def evaluate(
         search_latency.append((finished - embedded) * 1000)
         ranks = [rank for rank, hit in enumerate(hits, start=1) if hit.chunk.pk in gold]
         found_at.append(ranks[0] if ranks else None)
+        refused += not coverage.assess(
+            question=item.question, hits=hits, query_vector=vector, model=model
+        ).covered
 
     questions = len(items)
     return Report(
@@ -243,6 +252,7 @@ def evaluate(
         questions=questions,
         chunks=len(chunks),
         unanswerable=unanswerable,
+        refused=refused,
         recall={
             n: sum(1 for rank in found_at if rank is not None and rank <= n) / questions
             for n in sorted({*RECALL_AT, k})

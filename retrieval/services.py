@@ -8,6 +8,8 @@ from django.contrib.auth.models import User
 from library.models import Source
 from notebooks.models import Notebook
 from providers import embeddings
+from retrieval import coverage
+from retrieval.coverage import Coverage
 from retrieval.search import Hit, search_notebook, search_notebook_hybrid
 
 
@@ -22,7 +24,42 @@ def retrieve(
 ) -> list[Hit]:
     """Embed the question (one metered call) and search the notebook, or only `source`
     (one of the notebook's: "Ask about this") with RETRIEVAL_K_ONE_SOURCE and no floor;
-    only the sources ticked (`sources`, ids; None: all) either way.
+    only the sources ticked (`sources`, ids; None: all) either way."""
+    hits, _vector, _model = _retrieve(
+        user=user, notebook=notebook, question=question, k=k, source=source, sources=sources
+    )
+    return hits
+
+
+def retrieve_assessed(
+    *,
+    user: User,
+    notebook: Notebook,
+    question: str,
+    source: Source | None = None,
+    sources: Sequence[int] | None = None,
+    assess: bool = True,
+) -> tuple[list[Hit], Coverage | None]:
+    """retrieve, and whether its hits cover the question at all (retrieval/coverage.py; one
+    more statement), unless `assess` is false (None then)."""
+    hits, vector, model = _retrieve(
+        user=user, notebook=notebook, question=question, source=source, sources=sources
+    )
+    if not assess:
+        return hits, None
+    return hits, coverage.assess(question=question, hits=hits, query_vector=vector, model=model)
+
+
+def _retrieve(
+    *,
+    user: User,
+    notebook: Notebook,
+    question: str,
+    k: int | None = None,
+    source: Source | None = None,
+    sources: Sequence[int] | None = None,
+) -> tuple[list[Hit], list[float], str]:
+    """The hits, the question's vector and the model that made it.
 
     The question is embedded by the model it is searched with. Should `manage.py reembed`
     switch models between the two, the chunks no longer carry that model's vectors: the
@@ -44,7 +81,7 @@ def retrieve(
         )
         if hits or embeddings.active_model() == model.name:
             break
-    return hits
+    return hits, vector, model.name
 
 
 def search(

@@ -50,7 +50,13 @@ def test_ask_in_the_outsiders_own_notebook_never_cites_the_owners_passages(
     mine = Notebook.objects.create(owner=outsider, title="Mine")
     add_ready_source(mine, b"Floorboards creak in old houses under every step.", "house.txt")
 
-    call_command("ask", "Where is the vault code?", user="outsider", notebook="Mine", json=True)
+    call_command(
+        "ask",
+        "Where is the vault code, under which creaking floorboard?",  # covered enough by hers
+        user="outsider",
+        notebook="Mine",
+        json=True,
+    )
 
     answer = json.loads(capsys.readouterr().out)
     assert answer["citations"], "nothing was cited, so the test proves nothing"

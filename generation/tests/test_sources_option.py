@@ -22,8 +22,8 @@ def two(fake_openai, notebook, add_ready_source):
 
 def ask(capsys, *extra: str) -> dict:
     call_command(
-        "ask", "When does the night train leave?", "--user", "owner", "--notebook", "Research",
-        "--json", *extra,
+        "ask", "When do grey herons wait for the night train?", "--user", "owner",
+        "--notebook", "Research", "--json", *extra,
     )  # fmt: skip
     return json.loads(capsys.readouterr().out)
 

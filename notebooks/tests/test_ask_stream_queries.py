@@ -22,10 +22,12 @@ from notebooks.tests.test_ask_stream_view import parse, read_all
 
 # session, user, credit, rate limit, notebook, the sources the asker ticked, sources,
 # embedding model, the search (its settings and the ranking statement, which also loads the
-# hits' chunks, in one message)
-BEFORE_THE_MODEL_CALL = 9
-# ... and the conversation asked in, and its history
-BEFORE_THE_MODEL_CALL_IN_A_CONVERSATION = BEFORE_THE_MODEL_CALL + 2
+# hits' chunks, in one message), whether the hits cover the question (retrieval/coverage.py:
+# a question they do not cover gets its answer with no model call at all)
+BEFORE_THE_MODEL_CALL = 10
+# ... and the conversation asked in, and its history, but not the coverage: with a chat
+# model a follow-up is left to the model
+BEFORE_THE_MODEL_CALL_IN_A_CONVERSATION = BEFORE_THE_MODEL_CALL - 1 + 2
 
 
 def _ask_counting(client, fake_openai, notebook, data) -> tuple[list[str], list[tuple]]:

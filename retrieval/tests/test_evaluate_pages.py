@@ -48,7 +48,8 @@ QUESTIONS = [
 ]  # fmt: skip
 OFFTOPIC = [
     {"doc": "nature.pdf", "lang": "en", "question": "Who painted the Mona Lisa?"},
-    {"doc": "nature.pdf", "lang": "en", "question": "How far away is the moon?"},
+    # Its words are the document's: the search cannot tell, the model's reply cites a page.
+    {"doc": "nature.pdf", "lang": "en", "question": "Do grey herons bake sourdough bread?"},
 ]
 
 
@@ -76,8 +77,8 @@ def test_pages_mode_scores_retrieval_citations_and_quotes_per_language(fake_open
         "They wait at the edge of the pond [1].",
         "It needs nothing special.",
         "Moss grows on the north side of old oak trees [1].",
-        "Leonardo painted it.",  # off-topic, nothing cited
-        "The moon is far [2].",  # off-topic, a passage cited
+        # The Mona Lisa is refused by the search, with no model call.
+        "Herons eat fish, not bread [2].",  # off-topic, a passage cited
     ]
 
     figures = json.loads(
@@ -96,7 +97,7 @@ def test_pages_mode_scores_retrieval_citations_and_quotes_per_language(fake_open
     assert (de["questions"], de["retrieved@1"], de["cited"], de["quote_found"]) == (1, 1, 1, 1)
     off = figures["offtopic"]["en"]
     assert (off["questions"], off["refused"]) == (2, 1)
-    assert off["cited"][0]["question"] == "How far away is the moon?"
+    assert off["cited"][0]["question"] == "Do grey herons bake sourdough bread?"
     assert len(off["cited"][0]["pages"]) == 1
     # The notebooks are gone, the document stays for the next run.
     assert not Notebook.objects.exists()

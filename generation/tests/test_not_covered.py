@@ -1,0 +1,157 @@
+"""Questions the sources do not cover get a fixed answer naming the closest passages, with
+no citation: judged by the search before any model call, or said by the chat model."""
+
+import pytest
+from django.utils import translation
+
+from generation import not_covered, prompts
+from generation.answering import answer_question, stream_answer
+from notebooks.models import Message
+from retrieval import coverage
+
+HERONS = b"Grey herons wait motionless at the edge of the pond until a fish swims past."
+TRAINS = b"The night train to Vienna leaves the central station at eleven each evening."
+BREAD = b"Sourdough bread needs a starter that is fed with flour and water every day."
+
+
+@pytest.fixture
+def library(fake_openai, notebook, add_ready_source):
+    return [
+        add_ready_source(notebook, HERONS, "herons.txt"),
+        add_ready_source(notebook, TRAINS, "trains.txt"),
+        add_ready_source(notebook, BREAD, "bread.txt"),
+    ]
+
+
+@pytest.fixture
+def offline(settings, fake_openai):
+    """The test server embeds; no chat model: answers are extractive."""
+    settings.CHAT_MODEL = ""
+
+
+def test_a_question_the_sources_do_not_cover_is_refused_offline(
+    offline, fake_openai, owner, notebook, library
+):
+    answer = answer_question(user=owner, notebook=notebook, question="Who painted the Mona Lisa?")
+
+    assert answer.message.mode == Message.Mode.REFUSAL
+    assert answer.citations == []
+    assert answer.message.content.startswith("Your sources don't seem to cover this")
+    # The closest passages are named, as the search ranked them, and kept with the answer.
+    assert answer.passages
+    assert f"“{answer.passages[0].chunk.source.title}”" in answer.message.content
+    assert fake_openai.chat_requests == []
+
+
+def test_a_covered_question_is_answered_offline(offline, owner, notebook, library):
+    answer = answer_question(user=owner, notebook=notebook, question="Where do herons wait?")
+
+    assert answer.message.mode == Message.Mode.EXTRACTIVE
+    assert answer.citations
+
+
+def test_with_a_chat_model_an_uncovered_question_costs_no_model_call(
+    fake_openai, owner, notebook, library
+):
+    answer = answer_question(
+        user=owner, notebook=notebook, question="How many moons does Jupiter have?"
+    )
+
+    assert answer.message.mode == Message.Mode.REFUSAL
+    assert answer.citations == []
+    assert fake_openai.chat_requests == []
+
+
+def test_the_refusal_is_in_the_askers_language(offline, owner, notebook, library):
+    with translation.override("de"):
+        answer = answer_question(user=owner, notebook=notebook, question="Wer malte die Mona Lisa?")
+
+    assert answer.message.mode == Message.Mode.REFUSAL
+    assert answer.message.content.startswith("Ihre Quellen scheinen das nicht abzudecken")
+
+
+def test_the_model_is_told_it_may_say_the_passages_do_not_answer(
+    fake_openai, owner, notebook, library
+):
+    fake_openai.chat_replies.append("Herons wait at the pond [1].")
+
+    answer_question(user=owner, notebook=notebook, question="Where do herons wait?")
+
+    system = fake_openai.chat_requests[0].body["messages"][0]["content"]
+    assert prompts.NOT_COVERED_SENTINEL in system
+
+
+@pytest.mark.parametrize("reply", ["NOT_IN_SOURCES", "**Not in sources.**", "not-in-sources"])
+def test_a_model_that_says_not_covered_gets_the_fixed_answer(
+    fake_openai, owner, notebook, library, reply
+):
+    fake_openai.chat_replies.append(reply)
+
+    answer = answer_question(user=owner, notebook=notebook, question="Where do herons wait?")
+
+    assert answer.message.mode == Message.Mode.REFUSAL
+    assert answer.message.model == "fake-chat"
+    assert answer.message.content.startswith("Your sources don't seem to cover this")
+    assert "The closest passages are in “herons”" in answer.message.content
+    assert answer.citations == []
+
+
+def test_a_streamed_not_covered_reply_is_stored_as_the_fixed_answer(
+    fake_openai, owner, notebook, library
+):
+    fake_openai.chat_replies.append("NOT_IN_SOURCES")
+
+    *deltas, answer = stream_answer(user=owner, notebook=notebook, question="Where do herons wait?")
+
+    assert "".join(deltas) == "NOT_IN_SOURCES"  # shown while it streams, then replaced
+    assert answer.message.mode == Message.Mode.REFUSAL
+    assert answer.message.content.startswith("Your sources don't seem to cover this")
+    assert answer.citations == []
+
+
+def test_a_reply_that_cites_a_passage_is_an_answer_even_if_it_names_the_sentinel():
+    assert not not_covered.model_declined("Herons wait at the pond [1]. NOT_IN_SOURCES")
+    assert not not_covered.model_declined("The heron is not in sourcesful ponds.")
+
+
+def test_a_follow_up_with_a_chat_model_is_left_to_the_model(fake_openai, owner, notebook, library):
+    fake_openai.chat_replies += ["Herons wait at the pond [1].", "Until a fish swims past [1]."]
+    first = answer_question(user=owner, notebook=notebook, question="Where do herons wait?")
+
+    answer = answer_question(
+        user=owner,
+        notebook=notebook,
+        question="And for how long, exactly?",
+        conversation=first.conversation,
+    )
+
+    assert answer.message.mode == Message.Mode.LLM
+    assert len(fake_openai.chat_requests) == 2
+
+
+def test_coverage_weighs_the_questions_rare_words(fake_openai, owner, notebook, library):
+    from retrieval.services import retrieve_assessed
+
+    _, covered = retrieve_assessed(
+        user=owner, notebook=notebook, question="When does the night train to Vienna leave?"
+    )
+    _, uncovered = retrieve_assessed(
+        user=owner, notebook=notebook, question="When does the Roman empire fall?"
+    )
+
+    assert covered.words == 1.0 and covered.covered
+    assert uncovered.words < coverage.WORDS_FALLBACK and not uncovered.covered
+
+
+@pytest.mark.local_models
+def test_with_the_local_model_its_similarity_decides(settings, owner, notebook, add_ready_source):
+    settings.OPENAI_BASE_URL = ""
+    settings.SIMILARITY_FLOOR = 0.0  # passages come back: the coverage judges them
+    add_ready_source(notebook, HERONS + b" " + TRAINS + b" " + BREAD, "nature.txt")
+
+    answered = answer_question(user=owner, notebook=notebook, question="Where do herons wait?")
+    refused = answer_question(user=owner, notebook=notebook, question="Who painted the Mona Lisa?")
+
+    assert answered.message.mode == Message.Mode.EXTRACTIVE
+    assert refused.message.mode == Message.Mode.REFUSAL
+    assert refused.message.content.endswith("The closest passages are in “nature”.")

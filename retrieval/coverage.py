@@ -1,0 +1,152 @@
+"""Whether the passages a search found cover the question at all, from what the search knows.
+
+A search always returns its best passages, even for a question the sources say nothing
+about ("Who painted the Mona Lisa?" in a Linux manual): answered from them, it quotes
+unrelated sentences with citations. Two signals tell the cases apart:
+
+- `similarity`: the best similarity between the question's vector and a passage's closest
+  part (its windows, retrieval/windows.py; else the passage's own vector). Its scale is the
+  embedding model's own, so its threshold is per model.
+- `words`: how much of the question's word weight the passages hold. Each of the question's
+  words (stemmed as its source is, stop words dropped) weighs its rarity among the searched
+  sources' chunks (BM25's idf), and `words` is the share of that weight found in at least
+  one of the passages (a word in no chunk weighs as one in a single chunk). A question
+  whose rare words the sources never use ("Mona", "Lisa", "paint") scores low whatever the
+  model.
+
+The question is covered when either signal clears its threshold; a model without a measured
+similarity threshold is judged by its words alone, leniently. The thresholds and why:
+docs/retrieval.md ("Questions the sources do not cover").
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import connection
+
+from providers import local_e5
+from retrieval.search import Hit
+
+# Per embedding model: the best passage similarity at or above which a question counts as
+# covered, in the gap between the answerable and the off-topic questions of manual-qa
+# (bench/coverage_signals.py; the figures in docs/retrieval.md).
+SIMILARITY_THRESHOLDS = {local_e5.MODEL_NAME: 0.85}
+# Whatever the similarity, a question whose passages hold this share of its word weight is
+# covered: nearly whole, as off-topic questions share some common words with any manual
+# ("fall" of "When did the Roman Empire fall?").
+WORDS_COVER = 0.9
+# A model without a similarity threshold (an API model, the universal sentence encoder: not
+# measured) is judged by its words alone, and refuses only when the passages hold under this
+# share, below every answerable question of manual-qa: its similarities are on its own
+# scale, a threshold guessed for them could refuse good questions, and with a chat model
+# the model still says when the passages do not answer.
+WORDS_FALLBACK = 0.15
+
+
+@dataclass(frozen=True)
+class Coverage:
+    similarity: float | None  # None: no hit has a vector of the model
+    words: float
+    covered: bool
+
+
+# Per configuration of the searched sources (each stems the question its own way): each of
+# the question's lexemes, in how many of those sources' chunks it occurs, and in how many of
+# the hits. The chunks are the model's (each source's chunks exist once per model).
+_WORDS_SQL = r"""
+WITH configs AS (
+    SELECT DISTINCT search_config AS config FROM library_source WHERE id = ANY(%(sources)s)
+),
+lexemes AS (
+    SELECT configs.config, lexeme,
+           ('''' || replace(replace(lexeme, '\', '\\'), '''', '''''') || '''')::tsquery AS query
+    FROM configs,
+         unnest(tsvector_to_array(to_tsvector(configs.config::regconfig, %(question)s)))
+             AS lexeme
+),
+chunks AS MATERIALIZED (
+    SELECT c.id, c.search_vector, s.search_config AS config
+    FROM library_chunk c JOIN library_source s ON s.id = c.source_id
+    WHERE c.source_id = ANY(%(sources)s) AND c.embedding_model = %(model)s
+)
+SELECT l.config, l.lexeme,
+       (SELECT count(*) FROM chunks c WHERE c.config = l.config) AS total,
+       (SELECT count(*) FROM chunks c
+        WHERE c.config = l.config AND c.search_vector @@ l.query) AS df,
+       (SELECT count(*) FROM chunks c
+        WHERE c.id = ANY(%(hits)s) AND c.config = l.config AND c.search_vector @@ l.query)
+           AS in_hits
+FROM lexemes l
+"""
+
+_SIMILARITY_SQL = """
+SELECT max(similarity) FROM (
+    SELECT 1 - (w.embedding <=> %(vector)s::vector) AS similarity
+    FROM library_chunkwindow w WHERE w.chunk_id = ANY(%(hits)s) AND w.model = %(model)s
+    UNION ALL
+    SELECT 1 - (c.embedding <=> %(vector)s::vector)
+    FROM library_chunk c WHERE c.id = ANY(%(hits)s) AND c.embedding IS NOT NULL
+) s
+"""
+
+
+def signals(
+    *, question: str, hits: Sequence[Hit], query_vector: list[float], model: str
+) -> tuple[float | None, list[tuple[str, str, int, int, int]]]:
+    """The best similarity among the hits' windows and vectors, and per configuration of the
+    hits' sources each of the question's lexemes with the number of those sources' chunks,
+    how many hold it and how many of the hits do. Both statements go in one message: one
+    round trip on the way to the answer's first word (notebooks/tests/test_ask_stream_queries)."""
+    params: dict[str, Any] = {
+        "sources": sorted({hit.chunk.source_id for hit in hits}),
+        "question": question,
+        "model": model,
+        "hits": [hit.chunk.pk for hit in hits],
+        "vector": "[" + ",".join(repr(float(value)) for value in query_vector) + "]",
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(_SIMILARITY_SQL + ";\n" + _WORDS_SQL, params)
+        (similarity,) = cursor.fetchone()
+        cursor.nextset()
+        counts = cursor.fetchall()
+    return (None if similarity is None else float(similarity)), counts
+
+
+def word_share(counts: list[tuple[str, str, int, int, int]]) -> float:
+    """The share of the question's idf-weighted lexemes (`counts`) found in the hits, under
+    the best of the searched sources' configurations; 1.0 for a question with no lexeme
+    (nothing to judge it by)."""
+    found: dict[str, float] = {}
+    weight: dict[str, float] = {}
+    for config, _lexeme, total, df, in_hits in counts:
+        # A word in no chunk weighs as one in a single chunk: nothing says how much rarer
+        # it is, and unbounded it would drown the words a small notebook does hold (in a
+        # one-chunk notebook, every word it holds is in every chunk).
+        idf = math.log(1 + (total - max(df, 1) + 0.5) / (max(df, 1) + 0.5))
+        weight[config] = weight.get(config, 0.0) + idf
+        found[config] = found.get(config, 0.0) + (idf if in_hits else 0.0)
+    shares = [found[config] / weight[config] for config in weight if weight[config] > 0]
+    return max(shares) if shares else 1.0
+
+
+def assess(
+    *, question: str, hits: Sequence[Hit], query_vector: list[float], model: str
+) -> Coverage:
+    """How well `hits` (the search's passages for `question`, embedded by `model` as
+    `query_vector`) cover it; no hits cover nothing."""
+    if not hits:
+        return Coverage(similarity=None, words=0.0, covered=False)
+    similarity, counts = signals(
+        question=question, hits=hits, query_vector=query_vector, model=model
+    )
+    words = word_share(counts)
+    threshold = SIMILARITY_THRESHOLDS.get(model)
+    if threshold is None or similarity is None:
+        covered = words >= WORDS_FALLBACK
+    else:
+        covered = similarity >= threshold or words >= WORDS_COVER
+    return Coverage(similarity=similarity, words=words, covered=covered)
