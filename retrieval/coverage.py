@@ -54,9 +54,15 @@ class Coverage:
     covered: bool
 
 
+# The rarity of a question's words is counted over at most this many of the searched sources'
+# chunks, every n-th by id: testing each word against every chunk of a 100k-chunk notebook
+# would cost seconds before each answer, and rarity needs no exact count.
+RARITY_SAMPLE = 2000
+
 # Per configuration of the searched sources (each stems the question its own way): each of
-# the question's lexemes, in how many of those sources' chunks it occurs, and in how many of
-# the hits. The chunks are the model's (each source's chunks exist once per model).
+# the question's lexemes, in how many of the sampled chunks of those sources it occurs, how
+# many chunks were sampled, and in how many of the hits it occurs. The chunks are the
+# model's (each source's chunks exist once per model).
 _WORDS_SQL = r"""
 WITH configs AS (
     SELECT DISTINCT search_config AS config FROM library_source WHERE id = ANY(%(sources)s)
@@ -68,17 +74,28 @@ lexemes AS (
          unnest(tsvector_to_array(to_tsvector(configs.config::regconfig, %(question)s)))
              AS lexeme
 ),
+-- Every n-th chunk by id, so that at most RARITY_SAMPLE are tested (counting them reads
+-- only the source index, not their full-text vectors).
+stride AS (
+    SELECT greatest(1, ceil(count(*)::float8 / %(sample)s))::bigint AS n
+    FROM library_chunk WHERE source_id = ANY(%(sources)s) AND embedding_model = %(model)s
+),
 chunks AS MATERIALIZED (
     SELECT c.id, c.search_vector, s.search_config AS config
-    FROM library_chunk c JOIN library_source s ON s.id = c.source_id
+    FROM library_chunk c JOIN library_source s ON s.id = c.source_id, stride
     WHERE c.source_id = ANY(%(sources)s) AND c.embedding_model = %(model)s
+      AND c.id %% stride.n = 0
+),
+hits AS MATERIALIZED (
+    SELECT c.search_vector, s.search_config AS config
+    FROM library_chunk c JOIN library_source s ON s.id = c.source_id
+    WHERE c.id = ANY(%(hits)s)
 )
 SELECT l.config, l.lexeme,
        (SELECT count(*) FROM chunks c WHERE c.config = l.config) AS total,
        (SELECT count(*) FROM chunks c
         WHERE c.config = l.config AND c.search_vector @@ l.query) AS df,
-       (SELECT count(*) FROM chunks c
-        WHERE c.id = ANY(%(hits)s) AND c.config = l.config AND c.search_vector @@ l.query)
+       (SELECT count(*) FROM hits h WHERE h.config = l.config AND h.search_vector @@ l.query)
            AS in_hits
 FROM lexemes l
 """
@@ -106,6 +123,7 @@ def signals(
         "question": question,
         "model": model,
         "hits": [hit.chunk.pk for hit in hits],
+        "sample": RARITY_SAMPLE,
         "vector": "[" + ",".join(repr(float(value)) for value in query_vector) + "]",
     }
     with connection.cursor() as cursor:

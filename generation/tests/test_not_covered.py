@@ -143,6 +143,29 @@ def test_coverage_weighs_the_questions_rare_words(fake_openai, owner, notebook, 
     assert uncovered.words < coverage.WORDS_FALLBACK and not uncovered.covered
 
 
+def test_in_a_large_notebook_word_rarity_is_counted_on_a_sample_of_its_chunks(
+    fake_openai, owner, notebook, add_ready_source, monkeypatch
+):
+    from providers import embeddings
+    from retrieval.services import retrieve_assessed
+
+    more = [f"Note {n} on the garden: tomatoes want sun and water.".encode() for n in range(9)]
+    for number, text in enumerate([HERONS, TRAINS, BREAD, *more]):
+        add_ready_source(notebook, text, f"source-{number}.txt")
+    monkeypatch.setattr(coverage, "RARITY_SAMPLE", 4)
+    question = "When does the night train to Vienna leave?"
+    hits, judged = retrieve_assessed(user=owner, notebook=notebook, question=question)
+
+    _, counts = coverage.signals(
+        question=question,
+        hits=hits,
+        query_vector=embeddings.embed_query(question, user=owner, model=embeddings.active()),
+        model=embeddings.active_model(),
+    )
+    assert {total for _config, _lexeme, total, _df, _in_hits in counts} <= {3, 4}  # of 12
+    assert judged.words == 1.0 and judged.covered  # the hits are counted whole
+
+
 @pytest.mark.local_models
 def test_with_the_local_model_its_similarity_decides(settings, owner, notebook, add_ready_source):
     settings.OPENAI_BASE_URL = ""
