@@ -11,7 +11,6 @@ from django.core.files import File
 from ingest.services import add_source
 from notebooks.models import Notebook
 
-from .conftest import SCREENSHOTS
 from .test_notebook_in_a_browser import FOUR_PAGES
 
 CARDS = {
@@ -51,8 +50,6 @@ def test_flashcards_turn_over_to_their_cited_answer(page_for, live):
     card.locator(".flashcard-front").click()
     back = card.locator(".flashcard-back")
     assert back.inner_text().startswith("A blind text gives information")
-    page.set_viewport_size({"width": 1280, "height": 800})
-    page.screenshot(path=str(SCREENSHOTS / "studio-flashcards.png"))
     back.locator("a", has_text="[1]").click()
     page.locator("#passage .passage").wait_for()
     assert page.locator("#passage h2").inner_text() == "[1] pdflatex-4-pages"

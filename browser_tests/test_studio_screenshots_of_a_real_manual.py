@@ -1,0 +1,161 @@
+"""Each kind of generated document, made offline from a real 261-page manual
+(../shared/data/manual-qa), read in Chromium at desktop width as a reader would, and
+photographed for docs/features.md (docs/screenshots/studio-<kind>.png).
+
+The worker reads the manual as for any upload; the documents are made in this process with
+no chat model (the extractive generators) and espeak-ng as the voice, the way a Loupe
+without a model server makes them, the embeddings from the live server's fake model.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pypdfium2 as pdfium
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.files import File
+
+from generation.documents.models import GeneratedDocument
+from generation.documents.services import generate_document
+from ingest.services import add_source
+from ingest.tests.data import SHARED_DATA
+from notebooks.models import Notebook
+
+from .conftest import SCREENSHOTS
+from .test_documents_fit_in_a_browser import OVERFLOWS
+
+MANUAL = SHARED_DATA / "manual-qa" / "debian-reference.en.pdf"
+KINDS = ["report", "quiz", "table", "mindmap", "infographic", "audio", "flashcards"]
+CITATION_RE = re.compile(r"^\[\d+\]$")
+# The element's text is laid out on one line (a word broken in two takes two).
+ONE_LINE = """element => {
+  const range = document.createRange();
+  range.selectNodeContents(element);
+  const tops = new Set([...range.getClientRects()].map((rect) => Math.round(rect.top)));
+  return tops.size === 1;
+}"""
+
+
+def outline_chapters() -> list[str]:
+    document = pdfium.PdfDocument(MANUAL)
+    try:
+        return [bookmark.get_title() for bookmark in document.get_toc() if bookmark.level == 0]
+    finally:
+        document.close()
+
+
+@pytest.fixture
+def offline(live, settings):
+    """This process makes documents as an offline Loupe: no chat model, espeak-ng speaking,
+    and the live server's fake embedding model, so its vectors match the manual's."""
+    settings.OPENAI_BASE_URL = live.models.base_url
+    settings.OPENAI_API_KEY = "test"
+    settings.CHAT_MODEL = ""
+    settings.TTS_MODEL = ""
+    settings.EMBEDDING_MODEL = "fake-embed"
+    settings.EMBEDDING_DIMENSIONS = 64
+    settings.SOURCE_SUMMARIES = "extractive"
+    settings.SIMILARITY_FLOOR = 0.0
+    return live
+
+
+def make(owner, notebook: Notebook, kind: str) -> GeneratedDocument:
+    """The document made here, as the worker's job would (queued without a job, for the
+    worker's chat model not to make it instead)."""
+    document = GeneratedDocument.objects.create(notebook=notebook, owner=owner, kind=kind)
+    generate_document(document_id=document.pk)
+    document.refresh_from_db()
+    assert document.status == GeneratedDocument.Status.READY, f"{kind}: {document.error}"
+    assert document.mode == GeneratedDocument.Mode.EXTRACTIVE, kind
+    return document
+
+
+def drawn_texts(page) -> list[str]:
+    return page.locator(".drawing svg text").all_text_contents()
+
+
+def read_report(page, chapters: list[str]) -> None:
+    # A part of the report per chapter of the manual's outline, under the manual's title
+    # (the page owns h1-h3: the Markdown's ## and ### become h4 and h5).
+    assert page.locator(".document-report .markdown h4").count() == 1
+    headings = page.locator(".document-report .markdown h5").all_inner_texts()
+    assert [heading for heading in headings if heading in chapters] == chapters, headings
+    citations = page.locator(".document-report .markdown a").all_inner_texts()
+    assert len([text for text in citations if CITATION_RE.match(text)]) >= 10, citations
+
+
+def read_quiz(page, chapters: list[str]) -> None:
+    questions = page.locator(".quiz-question")
+    assert questions.count() >= 5
+    options = questions.nth(0).locator(".quiz-option")
+    assert options.count() >= 3, questions.nth(0).inner_text()
+    option_texts = [text.strip() for text in options.all_inner_texts()]
+    assert len(set(option_texts)) == len(option_texts), option_texts
+
+
+def read_table(page, chapters: list[str]) -> None:
+    rows = page.locator(".generated-table tbody tr")
+    assert rows.count() >= 5
+    first = rows.nth(0).locator("td").all_inner_texts()
+    assert all(cell.strip() for cell in first), first
+    assert CITATION_RE.match(first[-1].strip()), first
+    # Each header on one line: a narrow column does not break its name mid-word.
+    for header in page.locator(".generated-table th").all():
+        assert header.evaluate(ONE_LINE), header.inner_text()
+
+
+def read_mindmap(page, chapters: list[str]) -> None:
+    drawn = " ".join(drawn_texts(page))
+    drawn = re.sub(r"\s+", " ", drawn)
+    missing = [chapter for chapter in chapters if chapter not in drawn]
+    assert not missing, f"chapters not drawn: {missing}"
+
+
+def read_infographic(page, chapters: list[str]) -> None:
+    assert len(drawn_texts(page)) >= 5
+    page.click(".drawing-sources summary")
+    sources = page.locator(".drawing-sources li")
+    assert sources.count() >= 3
+    assert sources.nth(0).locator("a", has_text=CITATION_RE).count() == 1
+
+
+def read_audio(page, chapters: list[str]) -> None:
+    player = page.locator(".document-audio audio[controls]")
+    page.wait_for_function("() => document.querySelector('.document-audio audio').readyState >= 1")
+    assert player.evaluate("audio => audio.duration") > 30
+    turns = page.locator(".script dt").all_inner_texts()
+    assert turns[:2] == ["Host A", "Host B"], turns
+
+
+def read_flashcards(page, chapters: list[str]) -> None:
+    card = page.locator(".flashcard").nth(0)
+    back = card.locator(".flashcard-back")
+    assert not back.is_visible()  # the answer is face down
+    card.locator(".flashcard-front").click()
+    assert back.is_visible()
+    assert back.locator("a", has_text=CITATION_RE).count() >= 1, back.inner_text()
+
+
+READERS = {kind: globals()[f"read_{kind}"] for kind in KINDS}
+
+
+def test_each_kind_of_a_real_manual_reads_well_in_a_browser(page_for, offline):
+    page = page_for("sasha", viewport={"width": 1280, "height": 900})
+    owner = get_user_model().objects.get(username="sasha")
+    notebook = Notebook.objects.create(owner=owner, title="Debian Reference")
+    with MANUAL.open("rb") as handle:
+        add_source(owner=owner, notebook=notebook, upload=File(handle, name=MANUAL.name))
+    page.goto(f"/notebooks/{notebook.pk}/")
+    page.wait_for_selector(".source .badge-ready", timeout=300_000)
+    chapters = outline_chapters()
+
+    for kind in KINDS:
+        document = make(owner, notebook, kind)
+        page.goto(f"/notebooks/{notebook.pk}/studio/{document.pk}/")
+        page.wait_for_selector(f".document-{kind}")
+        READERS[kind](page, chapters)
+        assert page.evaluate(OVERFLOWS) == [], kind
+        page.evaluate("window.scrollTo(0, 0)")  # opening a card or a list may have scrolled
+        page.screenshot(path=str(SCREENSHOTS / f"studio-{kind}.png"))
+    assert page.console.unexpected() == []
