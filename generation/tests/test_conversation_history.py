@@ -32,8 +32,13 @@ def test_no_history_with_a_zero_budget(fake_openai, settings, owner, notebook, a
     first = answer_question(user=owner, notebook=notebook, question="Where do herons wait?")
     settings.CHAT_HISTORY_TOKENS = 0
 
+    # Without its history the follow-up is judged on its own words: it names what it asks
+    # about, or it would be refused as not covered before any model call.
     answer_question(
-        user=owner, notebook=notebook, question="For how long?", conversation=first.conversation
+        user=owner,
+        notebook=notebook,
+        question="How long do herons wait at the pond?",
+        conversation=first.conversation,
     )
 
     assert [m["role"] for m in fake_openai.chat_requests[1].body["messages"]] == ["system", "user"]
