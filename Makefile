@@ -54,10 +54,14 @@ lint: install-dev
 # Speed against the limits set by Loupe's own parts (bench/README.md), on a database of
 # its own; the embedded PostgreSQL is stopped after.
 BENCH_DATA ?= /tmp/loupe-bench
+# `make bench RETRIEVAL_BENCH_ARGS=--million` adds the 1M-chunk notebook to the retrieval
+# bench (its set: ~15 min to build once, 2 GB).
+RETRIEVAL_BENCH_ARGS ?=
 bench: install
 	for script in manual_text_quality ingest_overhead fair_queue embedding_efficiency worker_memory retrieval_latency \
 		stream_overhead load; do \
-		LOUPE_DATA_DIR=$(BENCH_DATA) $(PY) bench/$$script.py || status=1; \
+		args=; [ $$script = retrieval_latency ] && args="$(RETRIEVAL_BENCH_ARGS)"; \
+		LOUPE_DATA_DIR=$(BENCH_DATA) $(PY) bench/$$script.py $$args || status=1; \
 	done; LOUPE_DATA_DIR=$(BENCH_DATA) $(PY) -m config.database stop; exit $${status:-0}
 
 # Stop the embedded PostgreSQL (it outlives the processes that use it).

@@ -1,23 +1,30 @@
-"""Retrieval latency at scale: question -> ranked passages, p50/p95,
-exact scan against HNSW (iterative scan, notebook filter), with HNSW recall@8 against
-the exact ranking, at 10k / 100k (/ 1M) chunks of 384 and 1024 dimensions.
+"""Retrieval latency at every notebook size: question -> ranked passages, p50/p95, through
+the path retrieval.search itself chooses for the notebook's size (`by_size` in the JSON
+line), beside the exact scan and HNSW (iterative scan, notebook filter) each forced, with
+recall@8 against the exact ranking, for notebooks of 1k / 5k / 10k / 30k / 100k (/ 1M)
+chunks of 384 (and 1024) dimensions.
 
-Each set is one embedding model of its own (`bench/synthetic-D-N`: N chunks of D dimensions,
-real covid-qa text, synthetic embedding-like vectors from a seeded generator), so one index
-of its own. Its chunks sit in sources of 1,000 chunks; the measured notebook holds 90 % of
-them, another owner's notebook the rest, so the notebook filter always filters. Smaller
-notebooks inside the same table (2k ... 20k chunks) show where the exact scan stops being
-the faster one: the rule in retrieval/search.py. A set is built once (binary COPY) and kept
-in the data folder; later runs reuse it, and the index build time is printed when it is made.
+Each set is one embedding model of its own (`bench/synthetic-D-N`: a notebook of N chunks
+of D dimensions, real covid-qa text, synthetic embedding-like vectors from a seeded
+generator), so one index of its own. Its chunks sit in sources of 1,000 chunks; the measured
+notebook holds N of them, another owner's notebook a tenth more (at least one source), so
+the notebook filter always filters. Smaller notebooks inside the same table (2k ... 20k
+chunks) show where the exact scan stops being the faster one: the rule in
+retrieval/search.py. A set is built once (binary COPY) and kept in the data folder; later
+runs reuse it, and the index build time is printed when it is made.
 
 Each query runs through retrieval.search with RETRIEVAL_EXACT_MAX_CHUNKS forcing one path,
-then all of them again through the other (not alternating: see measure()). "With the
-embedding" adds the local e5 model embedding the question (384 dimensions only: a
-1024-dimension model would be a remote API, whose latency is not ours).
+then all of them again through the other, then through the path the settings choose (not
+alternating: see measure()). "With the embedding" adds the local e5 model embedding the
+question (384 dimensions only: a 1024-dimension model would be a remote API, whose latency
+is not ours).
 
     LOUPE_DATA_DIR=/tmp/loupe-retrieval-bench .venv/bin/python bench/retrieval_latency.py \
-        [--sizes 10000,100000] [--dims 384] [--queries 100] [--build-only] [--no-embed]
-        [--ef-search 400[,100,200]]
+        [--sizes 1000,5000,10000,30000,100000] [--million] [--dims 384] [--queries 100]
+        [--build-only] [--no-embed] [--ef-search 400[,100,200]]
+
+`--million` adds the 1M-chunk notebook (its set takes ~15 min to build and 2 GB; its
+searches 30 queries, as the exact scans of it take seconds each).
 """
 
 from __future__ import annotations
@@ -91,7 +98,9 @@ def build_set(size: int, dims: int) -> None:
     from notebooks.models import Notebook, NotebookSource
 
     model = model_name(size, dims)
-    if Chunk.objects.filter(embedding_model=model).count() == size:
+    mine = max(1, size // SOURCE_CHUNKS)
+    count = mine + max(1, mine // 10)
+    if Chunk.objects.filter(embedding_model=model).count() == count * SOURCE_CHUNKS:
         return
     started = time.perf_counter()
     users = get_user_model().objects
@@ -111,8 +120,6 @@ def build_set(size: int, dims: int) -> None:
     with transaction.atomic():
         Source.objects.filter(owner__in=[owner, other]).delete()
         Notebook.objects.filter(owner__in=[owner, other]).delete()
-        count = size // SOURCE_CHUNKS
-        mine = count - max(1, count // 10)
         sources = Source.objects.bulk_create(
             Source(
                 owner=owner if n < mine else other,
@@ -145,19 +152,23 @@ def build_set(size: int, dims: int) -> None:
         NotebookSource.objects.bulk_create(links)
 
         model_bytes = model.encode()
-        row_head = struct.pack(">h", 9)
+        row_head = struct.pack(">h", 11)
+        # No page label; no section: jsonb's binary form is its version (1), then its text.
+        blank = struct.pack(">i", 0) + struct.pack(">i", 3) + b"\x01[]"
         vector_head = struct.pack(">hh", dims, 0)
         with (
             connection.cursor() as cursor,
             cursor.cursor.copy(
                 "COPY library_chunk (source_id, ordinal, page, text, char_start, char_end, "
-                "embedding, embedding_model, search_vector) FROM STDIN (FORMAT BINARY)"
+                "embedding, embedding_model, search_vector, page_label, section) "
+                "FROM STDIN (FORMAT BINARY)"
             ) as copy,
         ):
             copy.write(b"PGCOPY\n\xff\r\n\x00" + struct.pack(">ii", 0, 0))
             ordinal_in_source = 0
-            for start in range(0, size, 10_000):
-                batch = embedding_like(rng, min(10_000, size - start), dims).astype(">f4")
+            total = count * SOURCE_CHUNKS
+            for start in range(0, total, 10_000):
+                batch = embedding_like(rng, min(10_000, total - start), dims).astype(">f4")
                 out = bytearray()
                 for offset, vector in enumerate(batch):
                     n = start + offset
@@ -175,11 +186,13 @@ def build_set(size: int, dims: int) -> None:
                     out += struct.pack(">i", len(raw)) + raw
                     out += struct.pack(">i", len(model_bytes)) + model_bytes
                     out += struct.pack(">i", len(tsvector)) + tsvector
+                    out += blank
                 copy.write(bytes(out))
             copy.write(struct.pack(">h", -1))
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE library_chunk")
-    print(f"{model}: inserted {size} chunks in {time.perf_counter() - started:.0f} s", flush=True)
+    elapsed = time.perf_counter() - started
+    print(f"{model}: inserted {count * SOURCE_CHUNKS} chunks in {elapsed:.0f} s", flush=True)
 
 
 def build_index(size: int, dims: int) -> None:
@@ -231,6 +244,11 @@ def timed(function: Any, **kwargs: Any) -> tuple[float, Any]:
     return time.perf_counter() - started, result
 
 
+def overlap(truth: list[int], found: list[int]) -> float:
+    """recall@k of `found` against the exact ranking `truth`."""
+    return len(set(truth) & set(found)) / max(1, len(truth))
+
+
 def measure(
     size: int, dims: int, queries: int, *, embed: bool, ef_searches: list[int]
 ) -> dict[str, Any]:
@@ -247,7 +265,8 @@ def measure(
     questions = [json.loads(line)["question"] for line in (QA / "items.jsonl").open()]
     vectors = [v.tolist() for v in embedding_like(rng, queries, dims)]
     asked = [questions[int(i)] for i in rng.integers(0, len(questions), queries)]
-    paths = {"exact": 10**12, "hnsw": -1}
+    # The settings' own rule last: the path the product takes for this notebook's size.
+    paths = {"exact": 10**12, "hnsw": -1, "chosen": settings.RETRIEVAL_EXACT_MAX_CHUNKS}
     settings.RETRIEVAL_HNSW_EF_SEARCH, sweep = ef_searches[0], ef_searches[1:]
 
     def run(path: str, notebook: Notebook, vector: list[float], question: str) -> tuple:
@@ -255,7 +274,7 @@ def measure(
         dense_s, hits = timed(
             search_notebook, notebook=notebook, query_vector=vector, model=model, k=K
         )
-        hybrid_s, _ = timed(
+        hybrid_s, hybrid_hits = timed(
             search_notebook_hybrid,
             notebook=notebook,
             question=question,
@@ -263,14 +282,20 @@ def measure(
             model=model,
             k=K,
         )
-        return dense_s, hybrid_s, [hit.chunk.pk for hit in hits]
+        return (
+            dense_s,
+            hybrid_s,
+            [hit.chunk.pk for hit in hits],
+            [hit.chunk.pk for hit in hybrid_hits],
+        )
 
     result: dict[str, Any] = {"chunks": size, "dims": dims}
     big = notebooks["all"]
     asked_pairs = list(zip(vectors, asked, strict=True))
     timings: dict[str, list[float]] = {}
-    recalls: list[float] = []
+    recalls: dict[str, list[float]] = {}
     truths: list[list[int]] = []
+    hybrid_truths: list[list[int]] = []
     short = 0
     # Each path in a pass of its own, the exact scans (the reference rankings) first.
     # Interleaved, each HNSW search ran after an exact scan of the whole 90k-chunk notebook,
@@ -279,19 +304,24 @@ def measure(
     # than the search. The HNSW pass is timed after an untimed one over the same questions:
     # a server in use holds a library's index and the chunks its searches read in its
     # buffers, while one just started reads them from disk (bench/README.md, note 3d). The
-    # exact scans read the whole notebook either way; a few warm them.
-    for path in ("exact", "hnsw"):
-        for vector, question in asked_pairs if path == "hnsw" else asked_pairs[:5]:
+    # exact scans read the whole notebook either way; a few warm them. The chosen pass runs
+    # the settings' rule, as every search of the product does: `by_size` reports it.
+    for path in paths:
+        for vector, question in asked_pairs if path != "exact" else asked_pairs[:5]:
             run(path, big, vector, question)
         for index, (vector, question) in enumerate(asked_pairs):
-            dense_s, hybrid_s, found = run(path, big, vector, question)
+            dense_s, hybrid_s, found, hybrid_found = run(path, big, vector, question)
             timings.setdefault(f"{path}_dense", []).append(dense_s)
             timings.setdefault(f"{path}_hybrid", []).append(hybrid_s)
             if path == "exact":
                 truths.append(found)
-            else:
-                recalls.append(len(set(truths[index]) & set(found)) / len(truths[index]))
-                short += len(found) < K
+                hybrid_truths.append(hybrid_found)
+                continue
+            recalls.setdefault(path, []).append(overlap(truths[index], found))
+            recalls.setdefault(f"{path}_hybrid", []).append(
+                overlap(hybrid_truths[index], hybrid_found)
+            )
+            short += path == "hnsw" and len(found) < K
     if embed and dims == 384:
         local = embeddings.EmbeddingModel(local_e5.MODEL_NAME)
         for question in asked:
@@ -304,8 +334,16 @@ def measure(
     for name, seconds in timings.items():
         p50, p95 = percentiles(seconds)
         result[name] = [round(p50, 1), round(p95, 1)]
-    result["recall@8"] = round(statistics.mean(recalls), 3)
+    result["recall@8"] = round(statistics.mean(recalls["hnsw"]), 3)
+    result["hybrid_recall@8"] = round(statistics.mean(recalls["hnsw_hybrid"]), 3)
     result["hnsw_short_results"] = short
+    result["chosen"] = {
+        "path": "exact" if size <= settings.RETRIEVAL_EXACT_MAX_CHUNKS else "hnsw",
+        "hybrid": result["chosen_hybrid"],
+        "dense": result["chosen_dense"],
+        "recall@8": round(statistics.mean(recalls["chosen"]), 3),
+        "hybrid_recall@8": round(statistics.mean(recalls["chosen_hybrid"]), 3),
+    }
     # Other ef_search values, dense through HNSW only, against the same exact rankings.
     for ef_search in sweep:
         settings.RETRIEVAL_HNSW_EF_SEARCH = ef_search
@@ -330,11 +368,11 @@ def measure(
         probe: dict[str, list[float]] = {"exact": [], "hnsw": []}
         probe_recalls = []
         for vector, question in zip(vectors[:40], asked[:40], strict=True):
-            exact_s, _, truth = run("exact", notebooks[title], vector, question)
-            hnsw_s, _, found = run("hnsw", notebooks[title], vector, question)
+            exact_s, _, truth, _ = run("exact", notebooks[title], vector, question)
+            hnsw_s, _, found, _ = run("hnsw", notebooks[title], vector, question)
             probe["exact"].append(exact_s)
             probe["hnsw"].append(hnsw_s)
-            probe_recalls.append(len(set(truth) & set(found)) / K)
+            probe_recalls.append(overlap(truth, found))
         result[f"notebook_{title}"] = {
             "exact_dense": [round(v, 1) for v in percentiles(probe["exact"])],
             "hnsw_dense": [round(v, 1) for v in percentiles(probe["hnsw"])],
@@ -345,9 +383,10 @@ def measure(
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--sizes", default="10000,100000")
+    parser.add_argument("--sizes", default="1000,5000,10000,30000,100000")
     # `make bench` runs the defaults (a few minutes; the first run builds the sets); the
     # 1024-dimension and 1M-chunk sets are asked for (bench/README.md has their figures).
+    parser.add_argument("--million", action="store_true", help="add the 1M-chunk notebook")
     parser.add_argument("--dims", default="384")
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--build-only", action="store_true")
@@ -362,7 +401,8 @@ def main() -> None:
     django_setup()
     from django.conf import settings
 
-    sets = [(int(s), int(d)) for s in args.sizes.split(",") for d in args.dims.split(",")]
+    sizes = [int(s) for s in args.sizes.split(",")] + ([1_000_000] if args.million else [])
+    sets = [(size, int(d)) for size in sizes for d in args.dims.split(",")]
     for size, dims in sets:
         build_set(size, dims)
         build_index(size, dims)
@@ -372,9 +412,22 @@ def main() -> None:
         settings.RETRIEVAL_HNSW_EF_SEARCH
     ]
     print(f"k={K}, {args.queries} queries, hnsw.ef_search={ef_searches[0]}, p50 / p95 in ms")
+    by_size: dict[str, dict[str, Any]] = {}
     for size, dims in sets:
-        result = measure(size, dims, args.queries, embed=not args.no_embed, ef_searches=ef_searches)
+        queries = min(args.queries, 30) if size >= 1_000_000 else args.queries
+        result = measure(size, dims, queries, embed=not args.no_embed, ef_searches=ef_searches)
         print(json.dumps({"bench": "retrieval_latency", **result}), flush=True)
+        if dims == 384:
+            chosen = result["chosen"]
+            by_size[str(size)] = {
+                "hybrid": chosen["hybrid"],
+                "dense": chosen["dense"],
+                "recall@8": chosen["recall@8"],
+                "hybrid_recall@8": chosen["hybrid_recall@8"],
+                "path": chosen["path"],
+            }
+    # One line with every size's figures, of the path the product chooses for it.
+    print(json.dumps({"bench": "retrieval_latency", "by_size": by_size}), flush=True)
 
 
 if __name__ == "__main__":

@@ -512,23 +512,33 @@ index_matches AS MATERIALIZED (
     WHERE (SELECT large FROM bounded)
 ),
 -- The notebook's chunks holding a chosen lexeme. A notebook searched exactly (at most
--- `exact_max` chunks) tests each of its own, read as the dense side's exact scan reads them
--- (the planner may still prefer the model's full-text index when it expects few matches):
--- through that index, every lexeme of the question would return the matches of every
--- notebook of every user, to be thrown away here, a cost that grows with the library, not
--- with the notebook (a 10,000-chunk notebook in a library of 100,000: 65 against 215 ms at
--- p50, 95 against 815 at p95; bench/README.md). A larger one keeps those of the index's
--- matches that are its own. The one-time filter on the notebook's size runs exactly one of
--- the two branches.
+-- `exact_max` chunks) is matched in one bitmap scan: the model's full-text index ANDed with
+-- the source index on the array of the notebook's sources, so only its own matches are read
+-- from the table. Joined to `scope` row by row instead, the planner ran the full-text index
+-- once per source and read every match of the model each time; testing each of the
+-- notebook's chunks instead decompresses every full-text vector (bench/README.md, note 3f).
+-- Matching through the index alone would read the matches of every notebook of every user,
+-- a cost that grows with the library (a 10,000-chunk notebook in a library of 100,000: 215
+-- ms at p50). A larger one keeps those of the index's matches that are its own. The
+-- one-time filter on the notebook's size runs exactly one of the two branches.
+notebook_matches AS MATERIALIZED (
+    SELECT c.id, c.source_id, c.search_vector, c.embedding, q.config, q.query
+    FROM queries q
+    CROSS JOIN LATERAL (
+        SELECT c.id, c.source_id, c.search_vector, c.embedding
+        FROM library_chunk c
+        WHERE c.embedding_model = %(model)s AND c.search_vector @@ q.match_query
+          AND c.source_id = ANY((SELECT array_agg(id) FROM scope)::bigint[])
+        OFFSET 0
+    ) c
+    WHERE NOT (SELECT large FROM bounded)
+),
 all_matches AS MATERIALIZED (
     SELECT m.id, m.capped, m.search_vector, m.config, m.query
     FROM (
-        SELECT c.id, scope.capped, c.search_vector, q.config, q.query, c.embedding
-        FROM scope
-        JOIN queries q ON q.config = scope.search_config
-        JOIN library_chunk c ON c.source_id = scope.id
-        WHERE NOT (SELECT large FROM bounded)
-          AND c.embedding_model = %(model)s AND c.search_vector @@ q.match_query
+        SELECT m.id, scope.capped, m.search_vector, m.config, m.query, m.embedding
+        FROM notebook_matches m
+        JOIN scope ON scope.id = m.source_id AND scope.search_config = m.config
         UNION ALL
         SELECT m.id, scope.capped, m.search_vector, m.config, m.query, m.embedding
         FROM index_matches m
