@@ -347,9 +347,10 @@ if GENERATION_TIMEOUT_SECONDS <= 0:
     raise ImproperlyConfigured("GENERATION_TIMEOUT_SECONDS must be more than 0")
 
 PDF_MAX_PAGES = env_int("PDF_MAX_PAGES", 2000, minimum=1)
-# PDFium reads a PDF's text layer in a child process (ingest/loaders/pdfium_process.py); one
-# that has not finished after this long is stopped and its source fails. A 261-page manual
-# takes about a second.
+# PDFium reads a PDF's text layer, and draws its pages as images, in child processes
+# (ingest/loaders/pdfium_process.py, pdfium_rendering.py); reading the text layer, or drawing
+# one page, that has not finished after this long is stopped and its source fails. A
+# 261-page manual's text takes about a second.
 PDF_READ_SECONDS = env_float("PDF_READ_SECONDS", 300.0)
 # Pages without a legible text layer (all pages in capture mode "vision") read by the vision
 # model, per upload; beyond it the source fails rather than running up a bill.

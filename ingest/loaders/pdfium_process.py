@@ -94,13 +94,16 @@ def read(
         )
     if returncode != 0 or layer is None:
         logger.warning(
-            "PDFium's child ended with %s on %s: %s", _describe(returncode), path.name, said[-500:]
+            "PDFium's child ended with %s on %s: %s",
+            describe_exit(returncode),
+            path.name,
+            said[-500:],
         )
         raise LoaderError(
             Text(
                 "The PDF reader crashed on this file (%(how)s). The file may be damaged or "
                 "built to attack PDF readers; Loupe cannot read it.",
-                how=_describe(returncode),
+                how=describe_exit(returncode),
             )
         )
     in_bounds = 0 < layer.page_count <= settings.PDF_MAX_PAGES
@@ -152,7 +155,7 @@ def _read_output(
     return layer
 
 
-def _describe(returncode: int) -> str:
+def describe_exit(returncode: int) -> str:
     if returncode < 0:
         try:
             return f"signal {signal.Signals(-returncode).name}"
