@@ -30,6 +30,7 @@ from ingest.loaders.furniture import strip_running_lines
 from ingest.loaders.image import is_blank, with_blank_note
 from ingest.loaders.navigation import is_navigation_page
 from ingest.loaders.page_text import clean_page_text
+from ingest.loaders.pdf_title import title_from_metadata
 from ingest.loaders.pdfium_process import CannotOpen
 from ingest.loaders.pdfium_rendering import PageError, PageRenderer
 from ingest.passages import LoaderError, Passage
@@ -150,6 +151,8 @@ class TextLayer:
     outline: list[OutlineEntry] = field(default_factory=list)
     # The printed page numbers, where the PDF labels its pages (/PageLabels).
     labels: dict[int, str] = field(default_factory=dict)
+    # The title in the PDF's metadata, where it is a real one (pdf_title.py); else "".
+    title: str = ""
 
 
 def read_text_layer(
@@ -170,7 +173,13 @@ def read_text_layer(
         return _read_with_pypdf(path, with_text=with_text, on_page=on_page)
     page_count = check_page_count(raw.page_count)
     outline = sane_outline(raw.outline, page_count=page_count)
-    layer = TextLayer(page_count=page_count, reader=TEXT_READER, outline=outline, labels=raw.labels)
+    layer = TextLayer(
+        page_count=page_count,
+        reader=TEXT_READER,
+        outline=outline,
+        labels=raw.labels,
+        title=title_from_metadata(raw.title),
+    )
     if with_text:
         layer.texts = _without_furniture(raw.texts, outline)
     return layer
@@ -218,8 +227,9 @@ def load(
     capture: str = "text",
     user: User | None = None,
     on_progress: PageProgress | None = None,
-) -> tuple[list[Passage], int, Text | str]:
-    """The passages of a PDF, its page count, and which reader produced the text.
+) -> tuple[list[Passage], int, Text | str, str]:
+    """The passages of a PDF, its page count, which reader produced the text, and the title
+    in its metadata where that is a real one ("" otherwise).
 
     `on_progress` hears of every page read. A page whose text layer is not readable counts
     as read in `text` mode (it is skipped) and only once the vision reader has read it in
@@ -259,7 +269,7 @@ def load(
                 )
             )
         passages, navigation = _passages(texts, layer)
-        return passages, page_count, with_navigation_note(layer.reader, navigation)
+        return passages, page_count, with_navigation_note(layer.reader, navigation), layer.title
     if texts:
         report(len(texts))
 
@@ -338,6 +348,7 @@ def load(
         passages,
         page_count,
         with_navigation_note(with_blank_note(reader, len(blank)), navigation),
+        layer.title,
     )
 
 

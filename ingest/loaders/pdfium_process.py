@@ -40,6 +40,8 @@ class RawLayer:
     page_count: int
     outline: list[OutlineEntry] = field(default_factory=list)
     labels: dict[int, str] = field(default_factory=dict)
+    # The metadata's /Title as it stands, junk and all (pdf_title.py judges it).
+    title: str = ""
     # Numbered from 1; every page once the child has finished.
     texts: dict[int, str] = field(default_factory=dict)
 
@@ -133,7 +135,7 @@ def _read_output(
     if "cannot_open" in document:
         child.wait()
         raise CannotOpen(document["cannot_open"])
-    layer = RawLayer(page_count=document["pages"])
+    layer = RawLayer(page_count=document["pages"], title=document.get("title", ""))
     if document.get("outline_error"):
         logger.warning("the outline could not be read (%s)", document["outline_error"])
     if document.get("labels_error"):
