@@ -258,6 +258,9 @@ CHAT_ANSWER_TOKENS = env_int("CHAT_ANSWER_TOKENS", 1024, minimum=64)
 EMBEDDING_MODEL = env_str("EMBEDDING_MODEL")
 EMBEDDING_DIMENSIONS = env_int("EMBEDDING_DIMENSIONS", 0, minimum=0)
 EMBEDDING_BATCH_SIZE = env_int("EMBEDDING_BATCH_SIZE", 32, minimum=1)
+# Requests of EMBEDDING_BATCH_SIZE texts sent to a remote embedding model at once (a long
+# source's batches): each mostly waits on the network and the server (providers/embeddings.py).
+EMBEDDING_CONCURRENT_REQUESTS = env_int("EMBEDDING_CONCURRENT_REQUESTS", 4, minimum=1)
 # A source is searchable by its words as soon as it is read; its chunks are then embedded
 # INGEST_EMBED_CHUNKS at a time (each batch committed, so an interrupted source resumes),
 # and a job that has worked INGEST_SLICE_SECONDS, or sees another ingest job waiting, hands
