@@ -12,7 +12,7 @@ from ingest.tests.data import PDFS, SHARED_DATA
 MANUALS = SHARED_DATA / "manual-qa"
 
 # Every PDF in ../shared/data whose metadata has a /Title, and what a person sees as its
-# source's title. The others (50 of 68: no /Title, or PDFium cannot open them) keep their
+# source's title. The others (49 of 68: no /Title, or PDFium cannot open them) keep their
 # file names.
 TITLES_IN_THE_SHARED_PDFS = [
     (MANUALS / "debian-reference.en.pdf", "Debian Reference"),
