@@ -4,9 +4,10 @@ same file (what the loader itself calls). Target <= 1.5x. Capture mode "text": `
 send illegible pages to the vision model, which is not what this measures.
 
 The two sides alternate, run by run. Besides the wall-clock ratio (best of each), the CPU
-ratio: the CPU time of this process (Loupe, and the test server's thread), its children
-(PDFium's) and its PostgreSQL backend, over the raw extraction's; on a machine shared with
-other work it moves far less than the wall clock.
+ratio: the CPU time of this process (Loupe), its children (PDFium's) and its PostgreSQL
+backend, over the raw extraction's; on a machine shared with other work it moves far less
+than the wall clock. The test server runs in a process of its own, as a real embedding
+server would: its CPU is not Loupe's, and is printed apart.
 
     LOUPE_DATA_DIR=/tmp/loupe-bench .venv/bin/python bench/ingest_overhead.py [--runs 3]
 """
@@ -17,6 +18,7 @@ import argparse
 import json
 import os
 import statistics
+import subprocess
 import sys
 import time
 import uuid
@@ -29,6 +31,17 @@ PDF = SHARED / "manual-qa" / "debian-reference.en.pdf"
 TARGET = 1.5
 
 
+# The test OpenAI server in a process of its own; it prints its address, then serves until
+# its input closes.
+SERVER = """
+import sys
+from providers.tests.fake_openai import FakeOpenAI
+with FakeOpenAI.running() as server:
+    print(server.base_url, flush=True)
+    sys.stdin.read()
+"""
+
+
 def cpu_seconds() -> float:
     """CPU used so far by this process, its finished children and its database backend
     (when the server runs here, as the embedded one does)."""
@@ -39,11 +52,16 @@ def cpu_seconds() -> float:
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_backend_pid()")
         (backend,) = cursor.fetchone()
+    return total + process_cpu_seconds(backend)
+
+
+def process_cpu_seconds(pid: int) -> float:
+    """CPU used so far by another running process (0 if it cannot be read)."""
     try:
-        fields = Path(f"/proc/{backend}/stat").read_text().rsplit(")", 1)[1].split()
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
-        return total
-    return total + (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def raw_extraction_seconds() -> tuple[float, int]:
@@ -118,12 +136,19 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
 
-    from providers.tests.fake_openai import FakeOpenAI
-
-    with FakeOpenAI.running() as server:
+    server = subprocess.Popen(
+        [sys.executable, "-c", SERVER],
+        cwd=Path(__file__).resolve().parent.parent,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert server.stdin is not None and server.stdout is not None
+    base_url = server.stdout.readline().strip()
+    try:
         # Settings read the environment once, at django.setup().
         os.environ.update(
-            OPENAI_BASE_URL=server.base_url,
+            OPENAI_BASE_URL=base_url,
             OPENAI_API_KEY="test",
             CHAT_MODEL="fake-chat",
             EMBEDDING_MODEL="fake-embed",
@@ -143,16 +168,21 @@ def main() -> None:
         with app.replace_connector(InMemoryConnector()):
             _, pages = raw_extraction_seconds()  # warm: imports, the file in the page cache
             ingest_seconds()  # and the first queries
-            raws, runs, raw_cpu, ingest_cpu = [], [], [], []
+            raws, runs, raw_cpu, ingest_cpu, server_cpu = [], [], [], [], []
             for _ in range(args.runs):
                 before = cpu_seconds()
                 raws.append(raw_extraction_seconds()[0])
                 middle = cpu_seconds()
+                server_before = process_cpu_seconds(server.pid)
                 runs.append(ingest_seconds())
+                server_cpu.append(process_cpu_seconds(server.pid) - server_before)
                 raw_cpu.append(middle - before)
                 ingest_cpu.append(cpu_seconds() - middle)
             raw = min(raws)
             searchable = min(searchable_seconds() for _ in range(args.runs))
+    finally:
+        server.stdin.close()
+        server.wait(timeout=10)
     statuses = {status for _, status, _ in runs}
     if statuses != {"ready"}:
         sys.exit(f"ingest did not end ready: {statuses}")
@@ -170,7 +200,8 @@ def main() -> None:
     print(f"overhead: {ratio:.2f}x (target <= {TARGET}x)")
     print(
         f"CPU: {statistics.median(ingest_cpu):.2f} s ÷ {statistics.median(raw_cpu):.2f} s "
-        f"(medians) = {cpu_ratio:.2f}x"
+        f"(medians) = {cpu_ratio:.2f}x; the embedding server's own, apart: "
+        f"{statistics.median(server_cpu):.2f} s"
     )
     print(f"upload -> searchable by its words: {searchable:.2f} s (best of {args.runs})")
     print(f"{pages / best:.1f} pages/s, {chunks / best:.1f} chunks/s")
@@ -184,6 +215,7 @@ def main() -> None:
                 "ingest_s": round(best, 3),
                 "ratio": round(ratio, 3),
                 "cpu_ratio": round(cpu_ratio, 3),
+                "server_cpu_s": round(statistics.median(server_cpu), 3),
                 "target": TARGET,
                 "searchable_s": round(searchable, 3),
                 "pages_per_s": round(pages / best, 1),

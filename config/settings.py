@@ -258,6 +258,9 @@ CHAT_ANSWER_TOKENS = env_int("CHAT_ANSWER_TOKENS", 1024, minimum=64)
 EMBEDDING_MODEL = env_str("EMBEDDING_MODEL")
 EMBEDDING_DIMENSIONS = env_int("EMBEDDING_DIMENSIONS", 0, minimum=0)
 EMBEDDING_BATCH_SIZE = env_int("EMBEDDING_BATCH_SIZE", 32, minimum=1)
+# Requests of EMBEDDING_BATCH_SIZE texts sent to a remote embedding model at once (a long
+# source's batches): each mostly waits on the network and the server (providers/embeddings.py).
+EMBEDDING_CONCURRENT_REQUESTS = env_int("EMBEDDING_CONCURRENT_REQUESTS", 4, minimum=1)
 # A source is searchable by its words as soon as it is read; its chunks are then embedded
 # INGEST_EMBED_CHUNKS at a time (each batch committed, so an interrupted source resumes),
 # and a job that has worked INGEST_SLICE_SECONDS, or sees another ingest job waiting, hands
@@ -347,9 +350,10 @@ if GENERATION_TIMEOUT_SECONDS <= 0:
     raise ImproperlyConfigured("GENERATION_TIMEOUT_SECONDS must be more than 0")
 
 PDF_MAX_PAGES = env_int("PDF_MAX_PAGES", 2000, minimum=1)
-# PDFium reads a PDF's text layer in a child process (ingest/loaders/pdfium_process.py); one
-# that has not finished after this long is stopped and its source fails. A 261-page manual
-# takes about a second.
+# PDFium reads a PDF's text layer, and draws its pages as images, in child processes
+# (ingest/loaders/pdfium_process.py, pdfium_rendering.py); reading the text layer, or drawing
+# one page, that has not finished after this long is stopped and its source fails. A
+# 261-page manual's text takes about a second.
 PDF_READ_SECONDS = env_float("PDF_READ_SECONDS", 300.0)
 # Pages without a legible text layer (all pages in capture mode "vision") read by the vision
 # model, per upload; beyond it the source fails rather than running up a bill.

@@ -322,7 +322,7 @@ def _read(source: Source) -> None:
         passages, page_count = _fetch_and_load(source)
     else:
         with local_copy(source.file) as path:
-            passages, page_count, reader = load_passages(
+            passages, page_count, reader, title = load_passages(
                 source.kind,
                 path,
                 pdf_capture=source.pdf_capture,
@@ -330,6 +330,9 @@ def _read(source: Source) -> None:
                 on_progress=_page_reporter(source),
             )
         assign(source, "reader", reader)
+        # The PDF's own title over its file name; a title a person gave stays.
+        if title and source.title == Path(source.filename).stem:
+            source.title = title[:500]
     drafts = chunk_passages(
         passages, window=settings.CHUNK_TOKENS, overlap=settings.CHUNK_OVERLAP_TOKENS
     )
@@ -805,7 +808,7 @@ def _fetch_and_load(source: Source) -> tuple[list[Passage], int | None]:
         assign(source, "reader", html.READER)
     else:
         with local_copy(source.file) as path:
-            passages, page_count, reader = load_passages(
+            passages, page_count, reader, title = load_passages(
                 kind,
                 path,
                 pdf_capture=source.pdf_capture,
@@ -814,6 +817,8 @@ def _fetch_and_load(source: Source) -> tuple[list[Passage], int | None]:
             )
         if kind == "pdf":
             reader = Text("PDF from the web (%(reader)s)", reader=reader)
+            # Like a web page's <title>: better than the address it was added by.
+            source.title = (title or source.title)[:500]
         assign(source, "reader", reader)
     source.save(
         update_fields=[

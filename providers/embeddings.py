@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import openai
@@ -87,15 +88,47 @@ def embed_texts(
     model: EmbeddingModel | None = None,
 ) -> list[list[float]]:
     """Embed documents in batches with `model` (None: the active one);
-    `on_progress(done, total)` after each batch."""
+    `on_progress(done, total)` after each batch.
+
+    A remote model gets up to EMBEDDING_CONCURRENT_REQUESTS batches at once: each request
+    is mostly waiting (the network, the server's own work), which several can share."""
     model = model or active()
     vectors: list[list[float]] = []
     batch_size = 8 if model.is_local else settings.EMBEDDING_BATCH_SIZE
-    for start in range(0, len(texts), batch_size):
-        batch = texts[start : start + batch_size]
-        vectors.extend(_embed_batch(batch, user=user, is_query=False, model=model))
-        if on_progress:
-            on_progress(len(vectors), len(texts))
+    batches = [texts[start : start + batch_size] for start in range(0, len(texts), batch_size)]
+    concurrent = 1 if model.is_local else min(settings.EMBEDDING_CONCURRENT_REQUESTS, len(batches))
+    if concurrent <= 1:
+        for batch in batches:
+            vectors.extend(_embed_batch(batch, user=user, is_query=False, model=model))
+            if on_progress:
+                on_progress(len(vectors), len(texts))
+        return vectors
+    _require_remote(model)
+    with ThreadPoolExecutor(max_workers=concurrent) as pool:
+        futures = [pool.submit(_remote_vectors, batch, model=model) for batch in batches]
+        billed = 0
+        try:
+            for batch, future in zip(batches, futures, strict=True):
+                # In order, in this thread: the usage rows go where record_usage's context
+                # (deferred_usage, the billing purpose) says.
+                batch_vectors, tokens = future.result()
+                record_usage(user=user, kind="embedding", model=model.name, input_tokens=tokens)
+                billed += 1
+                vectors.extend(_checked(batch_vectors, batch, model=model))
+                if on_progress:
+                    on_progress(len(vectors), len(texts))
+        except BaseException:
+            pool.shutdown(wait=True, cancel_futures=True)
+            # The requests answered after the failed one were paid for all the same.
+            for future in futures[billed:]:
+                if not future.cancelled() and future.exception() is None:
+                    record_usage(
+                        user=user,
+                        kind="embedding",
+                        model=model.name,
+                        input_tokens=future.result()[1],
+                    )
+            raise
     return vectors
 
 
@@ -119,6 +152,13 @@ def _embed_batch(
             vectors, tokens = local.embed_passages(texts)
         record_usage(user=user, kind="embedding", model=model.name, input_tokens=tokens)
         return vectors
+    _require_remote(model)
+    vectors, tokens = _remote_vectors(texts, model=model)
+    record_usage(user=user, kind="embedding", model=model.name, input_tokens=tokens)
+    return _checked(vectors, texts, model=model)
+
+
+def _require_remote(model: EmbeddingModel) -> None:
     if not remote_configured():
         raise ProviderError(
             Text(
@@ -128,6 +168,10 @@ def _embed_batch(
             )
         )
 
+
+def _remote_vectors(texts: list[str], *, model: EmbeddingModel) -> tuple[list[list[float]], int]:
+    """The vectors the remote model returned for `texts`, in their order, and the tokens
+    it counted (or an estimate). No database: it may run in another thread."""
     kwargs: dict = {"model": model.name, "input": texts}
     if model.dimensions:
         kwargs["dimensions"] = model.dimensions
@@ -135,14 +179,15 @@ def _embed_batch(
         response = client().embeddings.create(**kwargs)
     except (openai.OpenAIError, ValueError, TypeError, KeyError, AttributeError) as exc:
         raise ProviderError(describe_error("embedding", exc)) from exc
-    record_usage(
-        user=user,
-        kind="embedding",
-        model=model.name,
-        input_tokens=reported_or_estimated(response.usage, "prompt_tokens", *texts),
-    )
+    tokens = reported_or_estimated(response.usage, "prompt_tokens", *texts)
     data = sorted(response.data, key=lambda item: item.index)
-    vectors = [list(item.embedding) for item in data]
+    return [list(item.embedding) for item in data], tokens
+
+
+def _checked(
+    vectors: list[list[float]], texts: list[str], *, model: EmbeddingModel
+) -> list[list[float]]:
+    """The vectors, once there is one per text, each of EMBEDDING_DIMENSIONS."""
     if len(vectors) != len(texts):
         raise ProviderError(
             Text(

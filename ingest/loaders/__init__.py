@@ -42,6 +42,8 @@ class Loaded(NamedTuple):
     page_count: int | None  # None for kinds without pages
     # What produced the text, for the source info: "PDF text layer", "rapidocr".
     reader: Text | str
+    # A PDF's own title, from its metadata, where it is a real one; "" otherwise.
+    title: str = ""
 
 
 def load_passages(

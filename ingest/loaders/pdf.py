@@ -14,14 +14,11 @@ sections (ingest/structure.py), and the page labels their printed numbers.
 from __future__ import annotations
 
 import logging
-import math
 import re
-import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pypdfium2 as pdfium
 from django.conf import settings
 from django.contrib.auth.models import User
 from PIL import Image
@@ -33,6 +30,9 @@ from ingest.loaders.furniture import strip_running_lines
 from ingest.loaders.image import is_blank, with_blank_note
 from ingest.loaders.navigation import is_navigation_page
 from ingest.loaders.page_text import clean_page_text
+from ingest.loaders.pdf_title import title_from_metadata
+from ingest.loaders.pdfium_process import CannotOpen
+from ingest.loaders.pdfium_rendering import PageError, PageRenderer
 from ingest.passages import LoaderError, Passage
 from ingest.structure import (
     OutlineEntry,
@@ -60,9 +60,6 @@ RENDER_MAX_PIXELS = 25_000_000
 # Called with (pages read, page count, whether the page was read as an image) after each
 # page, so the worker can show how far it got.
 PageProgress = Callable[[int, int, bool], None]
-
-# PDFium may not be called from two threads at once, not even for different documents.
-_pdfium_lock = threading.Lock()
 
 
 def is_legible(page_text: str) -> bool:
@@ -154,6 +151,8 @@ class TextLayer:
     outline: list[OutlineEntry] = field(default_factory=list)
     # The printed page numbers, where the PDF labels its pages (/PageLabels).
     labels: dict[int, str] = field(default_factory=dict)
+    # The title in the PDF's metadata, where it is a real one (pdf_title.py); else "".
+    title: str = ""
 
 
 def read_text_layer(
@@ -167,14 +166,20 @@ def read_text_layer(
         raw = pdfium_process.read(
             path, with_text=with_text, on_page=on_page, each_page=clean_page_text
         )
-    except pdfium_process.CannotOpen as exc:
+    except CannotOpen as exc:
         if "password" in str(exc).lower():
             raise LoaderError(PASSWORD_PROTECTED) from exc
         logger.info("PDFium cannot open %s (%s); reading it with pypdf", path.name, exc)
         return _read_with_pypdf(path, with_text=with_text, on_page=on_page)
     page_count = check_page_count(raw.page_count)
     outline = sane_outline(raw.outline, page_count=page_count)
-    layer = TextLayer(page_count=page_count, reader=TEXT_READER, outline=outline, labels=raw.labels)
+    layer = TextLayer(
+        page_count=page_count,
+        reader=TEXT_READER,
+        outline=outline,
+        labels=raw.labels,
+        title=title_from_metadata(raw.title),
+    )
     if with_text:
         layer.texts = _without_furniture(raw.texts, outline)
     return layer
@@ -222,8 +227,9 @@ def load(
     capture: str = "text",
     user: User | None = None,
     on_progress: PageProgress | None = None,
-) -> tuple[list[Passage], int, Text | str]:
-    """The passages of a PDF, its page count, and which reader produced the text.
+) -> tuple[list[Passage], int, Text | str, str]:
+    """The passages of a PDF, its page count, which reader produced the text, and the title
+    in its metadata where that is a real one ("" otherwise).
 
     `on_progress` hears of every page read. A page whose text layer is not readable counts
     as read in `text` mode (it is skipped) and only once the vision reader has read it in
@@ -263,7 +269,7 @@ def load(
                 )
             )
         passages, navigation = _passages(texts, layer)
-        return passages, page_count, with_navigation_note(layer.reader, navigation)
+        return passages, page_count, with_navigation_note(layer.reader, navigation), layer.title
     if texts:
         report(len(texts))
 
@@ -342,6 +348,7 @@ def load(
         passages,
         page_count,
         with_navigation_note(with_blank_note(reader, len(blank)), navigation),
+        layer.title,
     )
 
 
@@ -384,38 +391,21 @@ def with_navigation_note(reader: Text | str, left_out: int) -> Text | str:
 
 
 def render_pages(path: Path, numbers: list[int]) -> Iterator[tuple[int, Image.Image]]:
-    """Render the given pages (numbered from 1) upright, as the PDF's /Rotate says."""
+    """Render the given pages (numbered from 1) upright, as the PDF's /Rotate says, in a
+    child process: a crash or stall fails the source (LoaderError) and spares the worker."""
     if not numbers:
         return
     try:
-        with _pdfium_lock:
-            document = pdfium.PdfDocument(path)
-    except pdfium.PdfiumError as exc:
+        renderer = PageRenderer(path)
+    except CannotOpen as exc:
         raise LoaderError(
             Text("This PDF's pages could not be rendered as images (%(error)s).", error=str(exc))
         ) from exc
-    try:
+    with renderer:
         for number in numbers:
             try:
-                with _pdfium_lock:
-                    image = _render(document, number - 1)
-            except Exception as exc:  # one broken page must not lose the others
+                rendered = renderer.render(number, dpi=RENDER_DPI, max_pixels=RENDER_MAX_PIXELS)
+            except PageError as exc:  # one broken page must not lose the others
                 logger.warning("page %s of %s could not be rendered: %s", number, path.name, exc)
                 continue
-            yield number, image
-    finally:
-        with _pdfium_lock:
-            document.close()
-
-
-def _render(document: pdfium.PdfDocument, index: int) -> Image.Image:
-    page = document[index]
-    try:
-        width, height = page.get_size()
-        scale = RENDER_DPI / 72
-        if width * height * scale * scale > RENDER_MAX_PIXELS:
-            scale = math.sqrt(RENDER_MAX_PIXELS / (width * height))
-        # convert() copies the pixels out of PDFium's buffer, which is freed with the bitmap.
-        return page.render(scale=scale).to_pil().convert("RGB")
-    finally:
-        page.close()
+            yield number, rendered.image

@@ -40,6 +40,8 @@ class RawLayer:
     page_count: int
     outline: list[OutlineEntry] = field(default_factory=list)
     labels: dict[int, str] = field(default_factory=dict)
+    # The metadata's /Title as it stands, junk and all (pdf_title.py judges it).
+    title: str = ""
     # Numbered from 1; every page once the child has finished.
     texts: dict[int, str] = field(default_factory=dict)
 
@@ -94,13 +96,16 @@ def read(
         )
     if returncode != 0 or layer is None:
         logger.warning(
-            "PDFium's child ended with %s on %s: %s", _describe(returncode), path.name, said[-500:]
+            "PDFium's child ended with %s on %s: %s",
+            describe_exit(returncode),
+            path.name,
+            said[-500:],
         )
         raise LoaderError(
             Text(
                 "The PDF reader crashed on this file (%(how)s). The file may be damaged or "
                 "built to attack PDF readers; Loupe cannot read it.",
-                how=_describe(returncode),
+                how=describe_exit(returncode),
             )
         )
     in_bounds = 0 < layer.page_count <= settings.PDF_MAX_PAGES
@@ -130,7 +135,7 @@ def _read_output(
     if "cannot_open" in document:
         child.wait()
         raise CannotOpen(document["cannot_open"])
-    layer = RawLayer(page_count=document["pages"])
+    layer = RawLayer(page_count=document["pages"], title=document.get("title", ""))
     if document.get("outline_error"):
         logger.warning("the outline could not be read (%s)", document["outline_error"])
     if document.get("labels_error"):
@@ -152,7 +157,7 @@ def _read_output(
     return layer
 
 
-def _describe(returncode: int) -> str:
+def describe_exit(returncode: int) -> str:
     if returncode < 0:
         try:
             return f"signal {signal.Signals(-returncode).name}"

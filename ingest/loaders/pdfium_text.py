@@ -7,7 +7,8 @@ crash kills only the child, and the source fails saying so.
 
 It imports nothing but the standard library and pypdfium2 (no Django): a child starts in
 ~0.1 s. It prints JSON, one object a line: first the document's page count, outline and
-page labels (or why it cannot be opened), then each page's text in page order.
+page labels and metadata title (or why it cannot be opened), then each page's text in page
+order.
 
     python -I pdfium_text.py FILE MAX_PAGES [--no-text]
 """
@@ -90,6 +91,10 @@ def main(arguments: list[str]) -> None:
         _emit({"pages": page_count})  # the caller refuses it; nothing more to read
         return
     outline, outline_error = _outline(document)
+    try:
+        title = document.get_metadata_value("Title")[:MAX_TITLE_CHARS]
+    except Exception:  # a damaged /Info costs the title, not the text
+        title = ""
     labels, labels_error = _labels(document, page_count)
     _emit(
         {
@@ -98,6 +103,7 @@ def main(arguments: list[str]) -> None:
             "outline_error": outline_error,
             "labels": labels,
             "labels_error": labels_error,
+            "title": title,
         }
     )
     if with_text:

@@ -120,5 +120,5 @@ def test_a_file_pdfium_cannot_open_says_so(tmp_path):
 
 
 def test_signals_are_named_for_people():
-    assert pdfium_process._describe(-signal.SIGKILL) == "signal SIGKILL"
-    assert pdfium_process._describe(3) == "exit status 3"
+    assert pdfium_process.describe_exit(-signal.SIGKILL) == "signal SIGKILL"
+    assert pdfium_process.describe_exit(3) == "exit status 3"

@@ -78,6 +78,8 @@ def test_a_pdf_url_goes_through_the_pdf_loader(fake_openai, loopback_allowed, we
     assert set(source.chunks.values_list("page", flat=True)) == {1, 2, 3, 4}
     assert source.filename.endswith(".pdf")
     assert "PDF" in source.reader
+    # Its metadata has no title: it keeps the address it was added by.
+    assert source.title == f"{web.base}/report"
 
 
 def test_a_text_url_is_read_as_text(fake_openai, loopback_allowed, web, owner, notebook):

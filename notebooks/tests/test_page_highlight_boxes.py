@@ -3,8 +3,9 @@
 from pathlib import Path
 
 from ingest.loaders.pdf import read_text_layer
+from ingest.loaders.pdfium_pages import find_quote
 from ingest.tests.data import PDFS
-from notebooks.page_images import find_quote, render_page
+from notebooks.page_images import render_page
 
 CRAZY_ONES = PDFS / "pypdf" / "crazyones.pdf"
 FOUR_PAGES = PDFS / "sample-files" / "pdflatex-4-pages.pdf"

@@ -20,7 +20,8 @@ def test_texts_are_embedded_in_batches_each_metered(fake_openai, owner, settings
         TEXTS, user=owner, on_progress=lambda done, total: progress.append((done, total))
     )
 
-    assert [len(r.body["input"]) for r in fake_openai.embedding_requests] == [2, 2, 1]
+    # Sent at once (EMBEDDING_CONCURRENT_REQUESTS), so they may arrive in any order.
+    assert sorted(len(r.body["input"]) for r in fake_openai.embedding_requests) == [1, 2, 2]
     assert vectors == [pytest.approx(fake_embedding(text, 64)) for text in TEXTS]
     assert progress == [(2, 5), (4, 5), (5, 5)]
     usage = list(Usage.objects.order_by("id"))
@@ -28,6 +29,49 @@ def test_texts_are_embedded_in_batches_each_metered(fake_openai, owner, settings
         ("embedding", "fake-embed", owner)
     ] * 3
     assert [row.input_tokens for row in usage] == [4, 4, 2]
+
+
+def test_a_long_sources_batches_are_sent_at_once_and_come_back_in_order(
+    fake_openai, owner, settings
+):
+    settings.EMBEDDING_BATCH_SIZE = 1
+    settings.EMBEDDING_CONCURRENT_REQUESTS = 4
+    fake_openai.slow_seconds = 2.0
+    fake_openai.fail_next("slow", times=4, endpoint="embeddings")
+
+    vectors = embeddings.embed_texts(TEXTS[:4], user=owner)
+
+    # Each of the four was answered after 2 s; all four had arrived before the first answer.
+    arrivals = sorted(request.received_at for request in fake_openai.embedding_requests)
+    assert len(arrivals) == 4
+    assert arrivals[-1] - arrivals[0] < fake_openai.slow_seconds
+    assert vectors == [pytest.approx(fake_embedding(text, 64)) for text in TEXTS[:4]]
+    assert Usage.objects.filter(kind="embedding", user=owner).count() == 4
+
+
+def test_one_at_a_time_when_concurrent_requests_is_one(fake_openai, owner, settings):
+    settings.EMBEDDING_BATCH_SIZE = 2
+    settings.EMBEDDING_CONCURRENT_REQUESTS = 1
+
+    embeddings.embed_texts(TEXTS, user=owner)
+
+    assert [len(r.body["input"]) for r in fake_openai.embedding_requests] == [2, 2, 1]
+
+
+def test_a_failed_batch_among_concurrent_ones_fails_and_bills_the_answered_ones(
+    fake_openai, owner, settings
+):
+    settings.EMBEDDING_BATCH_SIZE = 1
+    settings.EMBEDDING_CONCURRENT_REQUESTS = 4
+    settings.OPENAI_MAX_RETRIES = 0
+    fake_openai.fail_next("500", endpoint="embeddings", skip=2)
+
+    with pytest.raises(ProviderError):
+        embeddings.embed_texts(TEXTS[:4], user=owner)
+
+    answered = [r for r in fake_openai.embedding_requests if r.answered_with != "500"]
+    assert len(answered) == 3
+    assert Usage.objects.filter(kind="embedding", user=owner).count() == 3
 
 
 def test_the_request_names_the_model_and_the_dimensions(fake_openai, db):
