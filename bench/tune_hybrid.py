@@ -29,6 +29,7 @@ from django.conf import settings  # noqa: E402
 
 from notebooks.models import Notebook  # noqa: E402
 from providers import embeddings  # noqa: E402
+from retrieval import profiles  # noqa: E402
 from retrieval.evaluation import evaluate, load_items  # noqa: E402
 from retrieval.search import Fusion, search_notebook, search_notebook_hybrid  # noqa: E402
 
@@ -83,7 +84,7 @@ def main() -> None:
     floors = [
         None
         if floor == "none"
-        else embeddings.similarity_floor()
+        else profiles.similarity_floor()
         if floor == "model"
         else float(floor)
         for floor in args.floors.split(",")

@@ -14,8 +14,7 @@ from django.db import connection, models, transaction
 from library.models import Chunk, Source
 from library.vector_indexes import indexed_type
 from notebooks.models import Notebook
-from providers import local_e5, local_fuse
-from retrieval import windows
+from retrieval import profiles, windows
 from sharing.access import searchable_link_sql
 
 
@@ -185,16 +184,10 @@ def _hit(row: tuple) -> Hit:
     return Hit(chunk=chunk, similarity=float(similarity))
 
 
-# The dense side's share in the weighted fusion, per embedding model: the best on
-# covid-qa-dev (docs/retrieval.md). Models not measured get DEFAULT_DENSE_WEIGHT.
-DENSE_WEIGHTS = {local_e5.MODEL_NAME: 0.4, local_fuse.MODEL_NAME: 0.2}
-DEFAULT_DENSE_WEIGHT = 0.3
-
-
 @dataclass(frozen=True)
 class Fusion:
     """How hybrid ranking merges its two candidate lists: the dense side's share of the
-    min-max-normalised scores (None: the model's, DENSE_WEIGHTS), the
+    min-max-normalised scores (None: the model's profile's, retrieval/profiles.py), the
     candidates a side, the word-pair bonus, and windows. The defaults are what covid-qa-dev
     ranked best with (docs/retrieval.md; what lost: bench/README.md, note 3g).
     """
@@ -251,9 +244,7 @@ def search_notebook_hybrid(
         question=question,
         windows=use_windows,
         dense_weight=float(
-            (windows.DENSE_WEIGHTS if use_windows else DENSE_WEIGHTS).get(
-                model, DEFAULT_DENSE_WEIGHT
-            )
+            _dense_weight(model, use_windows=use_windows)
             if fusion.dense_weight is None
             else fusion.dense_weight
         ),
@@ -263,3 +254,9 @@ def search_notebook_hybrid(
         lexical_cap=settings.RETRIEVAL_LEXICAL_CAP,
     )
     return _run(render(HYBRID_SQL, dimensions=len(query_vector)), params)
+
+
+def _dense_weight(model: str, *, use_windows: bool) -> float:
+    """The dense side's share for `model`, whose chunks are scored by their parts or not."""
+    profile = profiles.profile(model)
+    return profile.windowed_dense_weight if use_windows else profile.dense_weight
