@@ -1,5 +1,5 @@
 """Windows: long chunks are embedded in parts, and hybrid search scores a chunk by its
-closest part (retrieval/search.py, `scored`).
+closest part (retrieval/sql/hybrid.sql, `scored`).
 
 Why: a chunk is 420 tokens (CHUNK_TOKENS), long enough to say several things, and its one
 vector blurs them; a question about one of them matches that part far better than the
