@@ -27,7 +27,7 @@ Each model also gets a partial GIN index over the chunks' full-text vectors,
 
 made and dropped with its HNSW index (ensure_model_indexes, drop_other_model_indexes; for
 any dimension, as it does not index the vector), and by migration 0011 for every model
-already present. The hybrid search's full-text side (retrieval/search.py, `all_matches`)
+already present. The hybrid search's full-text side (retrieval/sql/hybrid.sql, `all_matches`)
 filters on the same model, so the planner reads only the model's postings: with one GIN
 index over all chunks it read every model's postings of a lexeme and ANDed them with a
 bitmap of the model's chunks (bench/README.md, retrieval at 100k). These replace that

@@ -23,13 +23,6 @@ from texts import Text
 LOCAL_MODELS = {local_e5.MODEL_NAME: local_e5, local_fuse.MODEL_NAME: local_fuse}
 LOCAL_DEFAULT = local_e5.MODEL_NAME
 
-# Below its floor a chunk counts as unrelated. e5 puts related and unrelated text between
-# ~0.7 and ~0.9; the universal sentence encoder between ~0 and ~0.5; API models spread
-# wider. Each local floor sits at about the 5th percentile of the answer chunks' similarity
-# on covid-qa-dev (docs/retrieval.md, "Retrieval quality").
-DEFAULT_FLOORS = {local_e5.MODEL_NAME: 0.80, local_fuse.MODEL_NAME: 0.05}
-DEFAULT_FLOOR = 0.3
-
 
 @dataclass(frozen=True)
 class EmbeddingModel:
@@ -72,12 +65,6 @@ def target() -> EmbeddingModel | None:
 
 def active_model() -> str:
     return active().name
-
-
-def similarity_floor(model: str | None = None) -> float:
-    if settings.SIMILARITY_FLOOR >= 0:
-        return float(settings.SIMILARITY_FLOOR)
-    return DEFAULT_FLOORS.get(model or active_model(), DEFAULT_FLOOR)
 
 
 def embed_texts(

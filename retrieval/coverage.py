@@ -28,13 +28,9 @@ from typing import Any
 
 from django.db import connection
 
-from providers import local_e5
+from retrieval import profiles
 from retrieval.search import Hit
 
-# Per embedding model: the best passage similarity at or above which a question counts as
-# covered, in the gap between the answerable and the off-topic questions of manual-qa
-# (bench/coverage_signals.py; the figures in docs/retrieval.md).
-SIMILARITY_THRESHOLDS = {local_e5.MODEL_NAME: 0.85}
 # Whatever the similarity, a question whose passages hold this share of its word weight is
 # covered: nearly whole, as off-topic questions share some common words with any manual
 # ("fall" of "When did the Roman Empire fall?").
@@ -162,7 +158,8 @@ def assess(
         question=question, hits=hits, query_vector=query_vector, model=model
     )
     words = word_share(counts)
-    threshold = SIMILARITY_THRESHOLDS.get(model)
+    # The model's own threshold (retrieval/profiles.py): found with bench/coverage_signals.py.
+    threshold = profiles.profile(model).covered_similarity
     if threshold is None or similarity is None:
         covered = words >= WORDS_FALLBACK
     else:

@@ -8,7 +8,7 @@ from django.contrib.auth.models import User
 from library.models import Source
 from notebooks.models import Notebook
 from providers import embeddings
-from retrieval import coverage
+from retrieval import coverage, profiles
 from retrieval.coverage import Coverage
 from retrieval.search import Hit, search_notebook, search_notebook_hybrid
 
@@ -100,7 +100,7 @@ def search(
     evaluate` times it apart from the embedding. Searching one source (`source_id`) has
     no floor: everything it holds may be asked about."""
     model = model or embeddings.active_model()
-    floor = embeddings.similarity_floor(model) if source_id is None else None
+    floor = profiles.similarity_floor(model) if source_id is None else None
     if settings.RETRIEVAL_MODE == "hybrid":
         return search_notebook_hybrid(
             notebook=notebook,

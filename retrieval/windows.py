@@ -1,5 +1,5 @@
 """Windows: long chunks are embedded in parts, and hybrid search scores a chunk by its
-closest part (retrieval/search.py, `scored`).
+closest part (retrieval/sql/hybrid.sql, `scored`).
 
 Why: a chunk is 420 tokens (CHUNK_TOKENS), long enough to say several things, and its one
 vector blurs them; a question about one of them matches that part far better than the
@@ -26,16 +26,11 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
 from library.models import Chunk, ChunkWindow
-from providers import embeddings, local_e5
+from providers import embeddings
 from providers.embeddings import EmbeddingModel
+from retrieval import profiles
 
 BATCH_SIZE = 32
-
-# The dense side's share in hybrid fusion (retrieval/search.py) when chunks are scored by
-# their parts too: the similarities rank better, so they weigh more than without parts
-# (search.DENSE_WEIGHTS). e5 on covid-qa-dev (README): 0.4 / 0.5 / 0.6. Models not listed
-# get search.DEFAULT_DENSE_WEIGHT; RETRIEVAL_WINDOWS=local makes windows for these only.
-DENSE_WEIGHTS = {local_e5.MODEL_NAME: 0.5}
 
 
 def enabled_for(model: str) -> bool:
@@ -44,7 +39,7 @@ def enabled_for(model: str) -> bool:
     if settings.RETRIEVAL_WINDOWS == "on":
         return True
     if settings.RETRIEVAL_WINDOWS == "local":
-        return model in DENSE_WEIGHTS
+        return profiles.profile(model).windows
     return False
 
 

@@ -176,18 +176,6 @@ def test_before_any_vector_is_stored_the_active_model_follows_the_settings(setti
     assert embeddings.active_model() == "text-embedding-3-small"
 
 
-def test_the_similarity_floor_defaults_per_model_unless_set(settings, db):
-    settings.SIMILARITY_FLOOR = -1.0
-    settings.OPENAI_BASE_URL = ""
-    assert embeddings.similarity_floor() == 0.80
-
-    settings.OPENAI_BASE_URL = "http://127.0.0.1:1/v1"
-    assert embeddings.similarity_floor() == 0.3
-
-    settings.SIMILARITY_FLOOR = 0.5
-    assert embeddings.similarity_floor() == 0.5
-
-
 def test_a_model_server_without_a_chat_model_fails_the_system_check(settings):
     settings.OPENAI_BASE_URL = "http://127.0.0.1:1/v1"
     settings.CHAT_MODEL = ""

@@ -5,7 +5,7 @@ from django.contrib.postgres.search import SearchVector
 
 from library.models import Chunk, Source
 from notebooks.models import Notebook, NotebookSource
-from retrieval.search import Fusion, search_notebook, search_notebook_hybrid
+from retrieval.search import search_notebook, search_notebook_hybrid
 from retrieval.services import retrieve
 
 MODEL = "fake-embed"
@@ -85,37 +85,6 @@ def test_the_question_is_stemmed_like_the_source(notebook, pond):
     hits = hybrid(notebook, question="zygomorphically", floor=0.5)
 
     assert "Orchids bear zygomorphic blossoms." in texts(hits)
-
-
-def test_the_lexical_side_can_be_held_to_the_floor_too(notebook, pond):
-    hits = hybrid(notebook, floor=0.5, fusion=Fusion(floor_lexical=True))
-
-    assert "Orchids bear zygomorphic blossoms." not in texts(hits)
-
-
-@pytest.mark.parametrize(
-    "fusion",
-    [
-        Fusion(method="rrf"),
-        Fusion(lexical="idf"),
-        Fusion(lexical="idf", method="rrf"),
-    ],
-)
-def test_every_fusion_and_lexical_ranking_finds_the_lexical_match(notebook, pond, fusion):
-    hits = hybrid(notebook, floor=0.5, fusion=fusion)
-
-    assert "Orchids bear zygomorphic blossoms." in texts(hits)
-
-
-def test_idf_ranks_a_rare_word_above_a_common_one(notebook):
-    source = make_source(notebook)
-    for n in range(4):
-        add_chunk(source, f"Flowers of meadow {n}.", [0.0, 1.0, 0.0])
-    add_chunk(source, "Zygomorphic symmetry.", [0.0, 1.0, 0.0])
-
-    hits = hybrid(notebook, k=1, fusion=Fusion(lexical="idf", dense_weight=0.0))
-
-    assert texts(hits) == ["Zygomorphic symmetry."]
 
 
 def test_hybrid_searches_only_the_notebooks_ready_sources(owner, outsider, notebook):

@@ -6,7 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from providers import embeddings
 from providers.errors import ProviderError
-from retrieval import windows
+from retrieval import profiles, windows
 
 
 class Command(BaseCommand):
@@ -22,7 +22,7 @@ class Command(BaseCommand):
         if not windows.enabled_for(model.name):
             raise CommandError(
                 f"Windows are off for {model.name}: set RETRIEVAL_WINDOWS=on (or local, for "
-                f"the local models {', '.join(sorted(windows.DENSE_WEIGHTS))})."
+                f"the local models {', '.join(profiles.windowed_models())})."
             )
 
         def report(done: int, total: int) -> None:

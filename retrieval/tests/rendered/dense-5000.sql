@@ -1,0 +1,87 @@
+-- The dense search: the k chunks nearest the question's vector, by cosine distance, among the
+-- notebook's ready sources the reader may search; uploads first, then at most
+-- `generated_candidates` chunks of generated documents and notes, each part best first.
+-- retrieval/search.py fills the placeholders in braces (no values, so no parameters: the
+-- HNSW index's type, the columns that load the hits, the access rule) and passes the
+-- named parameters; retrieval/tests/rendered/ holds every variant as it runs.
+WITH
+-- The notebook's ready sources (or the one asked about, or those the reader ticked) that the
+-- reader may search, by the one access rule (sharing/access.py). `capped`: a generated
+-- document's or a note's (both restate the uploads), held to the generated-slot rule; a
+-- source asked about alone is never capped.
+scope AS MATERIALIZED (
+    SELECT s.id, s.search_config, s.chunk_count,
+           s.kind = ANY(%(capped_kinds)s::text[]) AND %(source)s::bigint IS NULL AS capped
+    FROM library_source s
+    JOIN notebooks_notebooksource ns ON ns.source_id = s.id
+    WHERE ns.notebook_id = %(notebook)s AND s.status = %(ready)s
+      AND (%(source)s::bigint IS NULL OR s.id = %(source)s::bigint)
+      AND (%(chosen)s::bigint[] IS NULL OR s.id = ANY(%(chosen)s::bigint[]))
+      AND (
+        (s.public OR s.owner_id = ns.added_by_id)
+        AND EXISTS (
+            SELECT 1 FROM notebooks_notebook n
+            WHERE n.id = ns.notebook_id AND n.owner_id = %(reader)s
+            UNION ALL
+            SELECT 1 FROM sharing_membership m
+            WHERE m.notebook_id = ns.notebook_id AND m.user_id = %(reader)s
+        )
+    )
+),
+-- A notebook of at most `exact_max` chunks is read whole and sorted: exact, and faster than
+-- the index below it (the crossing is measured in bench/README.md, note 3). The one-time
+-- filter on the notebook's size runs exactly one of the two branches. The plain `<=>` cannot
+-- use the HNSW index, so the rows come through the (embedding_model, source) index.
+uploads_exact AS (
+    SELECT c.id, c.embedding <=> %(vector)s::vector AS distance
+    FROM library_chunk c
+    WHERE c.source_id IN (SELECT id FROM scope WHERE NOT capped)
+      AND c.embedding_model = %(model)s AND c.embedding IS NOT NULL
+      AND (SELECT coalesce(sum(chunk_count), 0) FROM scope WHERE NOT capped) <= %(exact_max)s
+    ORDER BY distance, c.id
+    LIMIT %(candidates)s
+),
+-- A larger notebook goes through the model's HNSW index: the cast and the filter on the model
+-- are the index's expression and predicate (library/vector_indexes.py), without which the
+-- planner cannot use it. The iterative scan (set beside the statement) goes on until enough
+-- of the notebook's chunks pass the filter.
+uploads_hnsw AS MATERIALIZED (
+    SELECT c.id, c.embedding::vector(5000) <=> %(vector)s::vector(5000) AS distance
+    FROM library_chunk c
+    WHERE c.embedding_model = %(model)s
+      AND c.source_id IN (SELECT id FROM scope WHERE NOT capped)
+      AND (SELECT coalesce(sum(chunk_count), 0) FROM scope WHERE NOT capped) > %(exact_max)s
+    ORDER BY c.embedding::vector(5000) <=> %(vector)s::vector(5000)
+    LIMIT %(candidates)s
+),
+-- Generated documents and notes are a few chunks each: always exact.
+generated AS (
+    SELECT c.id, c.embedding <=> %(vector)s::vector AS distance
+    FROM library_chunk c
+    WHERE c.source_id IN (SELECT id FROM scope WHERE capped) AND c.embedding_model = %(model)s
+      AND c.embedding IS NOT NULL
+    ORDER BY distance, c.id
+    LIMIT %(generated_candidates)s
+),
+candidates AS (
+    SELECT id, distance, false AS capped FROM uploads_exact
+    -- "+ 0": the planner takes the CTE's rows for sorted by distance, but relaxed_order
+    -- may return them slightly out of order; this makes it sort them again.
+    UNION ALL SELECT id, distance + 0, false FROM uploads_hnsw
+    UNION ALL SELECT id, distance, true FROM generated
+)
+-- Uploads fill the slots by similarity; chunks of generated documents (which restate the
+-- uploads) may take at most `generated_candidates` (the generated slots) of them, and come
+-- after the uploads, so an original always outranks its paraphrase (DESIGN.md Retrieval).
+-- Everything is held to the floor. The hits'
+-- chunks and sources come with the ranking: a second query to load them cost more than the
+-- columns do here.
+SELECT chosen.id, chosen.similarity, lc."id", lc."source_id", lc."ordinal", lc."page", lc."page_label", lc."section", lc."text", lc."char_start", lc."char_end", lc."embedding_model", ls."id", ls."owner_id", ls."kind", ls."title", ls."filename", ls."sha256", ls."file", ls."url", ls."pdf_capture", ls."reader", ls."reader_i18n", ls."size_bytes", ls."status", ls."error", ls."error_i18n", ls."page_count", ls."chunk_count", ls."language", ls."search_config", ls."stage", ls."progress_done", ls."progress_total", ls."summary", ls."summary_mode", ls."summary_error", ls."summary_error_i18n", ls."public", ls."published_by_id", ls."published_at", ls."created_at", ls."updated_at" FROM (
+    SELECT id, 1 - distance AS similarity, capped, distance
+    FROM candidates
+    WHERE 1 - distance >= %(floor)s
+    ORDER BY distance, id
+    LIMIT %(k)s
+) chosen
+JOIN library_chunk lc ON lc.id = chosen.id JOIN library_source ls ON ls.id = lc.source_id
+ORDER BY chosen.capped, chosen.distance, chosen.id

@@ -1,0 +1,310 @@
+-- The hybrid search: dense candidates (cosine, the active model's vectors only) and full-text
+-- candidates (the question's lexemes OR-ed) over the notebook's ready sources the reader may
+-- search, each candidate scored by both and fused, best first; then the generated-slot rule.
+-- retrieval/search.py fills the placeholders in braces (no values, so no parameters: the
+-- HNSW index's type, the columns that load the hits, the access rule) and passes the
+-- named parameters; retrieval/tests/rendered/ holds every variant as it runs. Where a
+-- step's shape is odd, its comment says what the planner did otherwise (the figures are in
+-- bench/README.md, notes 3 and 4).
+WITH
+-- The notebook's ready sources (or the one asked about, or those the reader ticked) that the
+-- reader may search, by the one access rule (sharing/access.py). `capped`: a generated
+-- document's or a note's (both restate the uploads), held to the generated-slot rule; a
+-- source asked about alone is never capped.
+scope AS MATERIALIZED (
+    SELECT s.id, s.search_config, s.chunk_count,
+           s.kind = ANY(%(capped_kinds)s::text[]) AND %(source)s::bigint IS NULL AS capped
+    FROM library_source s
+    JOIN notebooks_notebooksource ns ON ns.source_id = s.id
+    WHERE ns.notebook_id = %(notebook)s AND s.status = %(ready)s
+      AND (%(source)s::bigint IS NULL OR s.id = %(source)s::bigint)
+      AND (%(chosen)s::bigint[] IS NULL OR s.id = ANY(%(chosen)s::bigint[]))
+      AND (
+        (s.public OR s.owner_id = ns.added_by_id)
+        AND EXISTS (
+            SELECT 1 FROM notebooks_notebook n
+            WHERE n.id = ns.notebook_id AND n.owner_id = %(reader)s
+            UNION ALL
+            SELECT 1 FROM sharing_membership m
+            WHERE m.notebook_id = ns.notebook_id AND m.user_id = %(reader)s
+        )
+    )
+),
+-- A notebook of at most `exact_max` chunks is read whole and sorted: exact, and faster than
+-- the index below it (the crossing is measured in bench/README.md, note 3). The one-time
+-- filter on the notebook's size runs exactly one of the two branches. The plain `<=>` cannot
+-- use the HNSW index, so the rows come through the (embedding_model, source) index.
+uploads_exact AS (
+    SELECT c.id, c.embedding <=> %(vector)s::vector AS distance
+    FROM library_chunk c
+    WHERE c.source_id IN (SELECT id FROM scope WHERE NOT capped)
+      AND c.embedding_model = %(model)s AND c.embedding IS NOT NULL
+      AND (SELECT coalesce(sum(chunk_count), 0) FROM scope WHERE NOT capped) <= %(exact_max)s
+    ORDER BY distance, c.id
+    LIMIT %(candidates)s
+),
+-- A larger notebook goes through the model's HNSW index: the cast and the filter on the model
+-- are the index's expression and predicate (library/vector_indexes.py), without which the
+-- planner cannot use it. The iterative scan (set beside the statement) goes on until enough
+-- of the notebook's chunks pass the filter.
+uploads_hnsw AS MATERIALIZED (
+    SELECT c.id, c.embedding::vector(5000) <=> %(vector)s::vector(5000) AS distance
+    FROM library_chunk c
+    WHERE c.embedding_model = %(model)s
+      AND c.source_id IN (SELECT id FROM scope WHERE NOT capped)
+      AND (SELECT coalesce(sum(chunk_count), 0) FROM scope WHERE NOT capped) > %(exact_max)s
+    ORDER BY c.embedding::vector(5000) <=> %(vector)s::vector(5000)
+    LIMIT %(candidates)s
+),
+-- Generated documents and notes are a few chunks each: always exact.
+generated AS (
+    SELECT c.id, c.embedding <=> %(vector)s::vector AS distance
+    FROM library_chunk c
+    WHERE c.source_id IN (SELECT id FROM scope WHERE capped) AND c.embedding_model = %(model)s
+      AND c.embedding IS NOT NULL
+    ORDER BY distance, c.id
+    LIMIT %(generated_candidates)s
+),
+candidates AS (
+    SELECT id, distance, false AS capped FROM uploads_exact
+    -- "+ 0": the planner takes the CTE's rows for sorted by distance, but relaxed_order
+    -- may return them slightly out of order; this makes it sort them again.
+    UNION ALL SELECT id, distance + 0, false FROM uploads_hnsw
+    UNION ALL SELECT id, distance, true FROM generated
+),
+-- The dense side's best `candidates`; at or above the floor.
+dense AS (
+    SELECT id, 1 - distance AS similarity, capped
+    FROM candidates
+    ORDER BY distance, id
+    LIMIT %(candidates)s
+),
+-- The question's lexemes, parsed and stemmed under each text search configuration the
+-- notebook's sources were indexed with, so its words meet theirs; quoted for tsquery input
+-- (no second normalisation).
+terms AS (
+    SELECT configs.config, lexeme,
+           ('''' || replace(replace(lexeme, '\', '\\'), '''', '''''') || '''')::tsquery AS query
+    FROM (SELECT DISTINCT search_config AS config FROM scope) AS configs,
+         unnest(tsvector_to_array(to_tsvector(configs.config::regconfig, %(question)s)))
+             AS lexeme
+),
+-- The question's word pairs: each two lexemes next to each other in it once stop words are
+-- dropped, as one query that matches a chunk holding both within `proximity_window`
+-- positions, in either order ("rate of infection" meets "infection rates" and "rates of new
+-- infections"). The share of them a chunk holds lifts it in the fusion: a chunk that says
+-- what the question says beats one that merely holds its words here and there.
+question_positions AS (
+    SELECT configs.config, w.lexeme, p.position,
+           ('''' || replace(replace(w.lexeme, '\', '\\'), '''', '''''') || '''')::tsquery AS query
+    FROM (SELECT DISTINCT search_config AS config FROM scope) AS configs,
+         unnest(to_tsvector(configs.config::regconfig, %(question)s)) AS w,
+         unnest(w.positions) AS p(position)
+),
+neighbours AS (
+    SELECT config, position, lexeme, query,
+           lead(lexeme) OVER question_order AS next_lexeme,
+           lead(query) OVER question_order AS next_query
+    FROM question_positions
+    WINDOW question_order AS (PARTITION BY config ORDER BY position, lexeme)
+),
+word_pairs AS (
+    SELECT n.config,
+           string_agg('(' || tsquery_phrase(o.first, o.second, d.distance)::text || ')', ' | ')
+               ::tsquery AS query
+    FROM neighbours n
+    CROSS JOIN generate_series(1, %(proximity_window)s) AS d(distance)
+    CROSS JOIN LATERAL (VALUES (n.query, n.next_query), (n.next_query, n.query))
+        AS o(first, second)
+    WHERE n.next_lexeme <> n.lexeme
+    GROUP BY n.config, n.position, n.lexeme
+),
+-- The notebook's size decides the full-text path, as it decides the dense one.
+bounded AS MATERIALIZED (
+    SELECT coalesce(sum(chunk_count), 0) AS chunks,
+           coalesce(sum(chunk_count), 0) > %(exact_max)s AS large
+    FROM scope
+),
+-- The share of all chunks holding each of the commonest lexemes (ANALYZE's sample, kept by
+-- PostgreSQL in pg_stats: nothing to maintain); read only for a large notebook.
+lexeme_stats AS MATERIALIZED (
+    SELECT e.lexeme, e.frequency
+    FROM pg_stats s,
+         unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs)
+             AS e(lexeme, frequency)
+    WHERE s.schemaname = current_schema() AND s.tablename = 'library_chunk'
+      AND s.attname = 'search_vector' AND (SELECT large FROM bounded)
+      AND e.lexeme IS NOT NULL
+),
+-- A large notebook matches on the question's rarest lexemes only, as many as together are
+-- expected in at most `lexical_budget` of its chunks (always the rarest one), so a common
+-- word does not bring in half the notebook; a lexeme not among the commonest counts half the
+-- least listed share, as the planner counts it.
+chosen_terms AS (
+    SELECT config, lexeme, query,
+           NOT (SELECT large FROM bounded) OR place = 1 OR expected <= %(lexical_budget)s
+               AS chosen
+    FROM (
+        SELECT t.config, t.lexeme, t.query,
+               row_number() OVER w AS place,
+               sum(coalesce(s.frequency,
+                            (SELECT min(frequency) / 2 FROM lexeme_stats), 0)) OVER w
+                   * (SELECT chunks FROM bounded) AS expected
+        FROM terms t
+        LEFT JOIN lexeme_stats s ON s.lexeme = t.lexeme
+        WINDOW w AS (PARTITION BY t.config
+                     ORDER BY coalesce(s.frequency, 0), t.lexeme ROWS UNBOUNDED PRECEDING)
+    ) ranked
+),
+-- `query`: every lexeme, to score with; `match_query`: the chosen ones, to find chunks with.
+-- OR-ed: an AND finds nothing for most questions.
+queries AS (
+    SELECT config, string_agg(query::text, ' | ')::tsquery AS query,
+           (string_agg(query::text, ' | ') FILTER (WHERE chosen))::tsquery AS match_query
+    FROM chosen_terms GROUP BY config
+),
+-- A large notebook is matched per configuration through the model's full-text index (the
+-- filter on the model is that partial index's predicate, library/vector_indexes.py: without
+-- it no index serves). LATERAL ... OFFSET 0 and a step of its own, before the matches meet
+-- the notebook's sources: otherwise the planner walked every source's chunks testing each,
+-- or ran the index scan once per source (note 3d). Ranked later, after the cap (`matches`).
+index_matches AS MATERIALIZED (
+    SELECT c.id, c.source_id, NULL::real AS score, c.search_vector, q.config, q.query
+    FROM queries q
+    CROSS JOIN LATERAL (
+        SELECT c.id, c.source_id, c.search_vector
+        FROM library_chunk c
+        WHERE c.embedding_model = %(model)s AND c.search_vector @@ q.match_query
+        OFFSET 0
+    ) c
+    WHERE (SELECT large FROM bounded)
+),
+-- A notebook searched exactly is matched in one bitmap scan: the model's full-text index
+-- ANDed with the source index on the array of the notebook's sources, so only its own
+-- matches are read from the table. Joined to `scope` row by row the planner ran the index
+-- once per source; testing each chunk decompresses every full-text vector; the index alone
+-- would read every notebook's matches, a cost that grows with the library (note 3f). Each
+-- match is ranked as it is read, so its full-text vector is not copied on through the steps
+-- below (a tenth of the search at 10k chunks, note 3h).
+notebook_matches AS MATERIALIZED (
+    SELECT c.id, c.source_id, ts_rank(c.search_vector, q.query) AS score,
+           NULL::tsvector AS search_vector, q.config, q.query
+    FROM queries q
+    CROSS JOIN LATERAL (
+        SELECT c.id, c.source_id, c.search_vector
+        FROM library_chunk c
+        WHERE c.embedding_model = %(model)s AND c.search_vector @@ q.match_query
+          AND c.source_id = ANY((SELECT array_agg(id) FROM scope)::bigint[])
+        OFFSET 0
+    ) c
+    WHERE NOT (SELECT large FROM bounded)
+),
+-- The matches in the notebook's own sources, under their own configuration. A chunk of a
+-- generated document or note is held to the floor on this side too, as on the dense one:
+-- its vector looked up for it alone (carried with every match, the vectors cost more).
+all_matches AS MATERIALIZED (
+    SELECT m.id, m.capped, m.score, m.search_vector, m.config, m.query
+    FROM (
+        SELECT m.id, scope.capped, m.score, m.search_vector, m.config, m.query
+        FROM notebook_matches m
+        JOIN scope ON scope.id = m.source_id AND scope.search_config = m.config
+        UNION ALL
+        SELECT m.id, scope.capped, m.score, m.search_vector, m.config, m.query
+        FROM index_matches m
+        JOIN scope ON scope.id = m.source_id AND scope.search_config = m.config
+        WHERE (SELECT large FROM bounded)
+    ) m
+    WHERE NOT m.capped
+       OR (SELECT 1 - (f.embedding <=> %(vector)s::vector) FROM library_chunk f WHERE f.id = m.id)
+          >= %(floor)s
+),
+-- A large notebook's matches are also cut at `lexical_cap` (in no particular order): the
+-- statistics are the whole table's and may underestimate a lexeme in this notebook. The
+-- cut is here, not in `all_matches`: a LIMIT there made the planner walk the notebook's
+-- chunks testing each; a CTE is planned for all its rows, yet read only as far as the LIMIT
+-- asks.
+matches AS (
+    SELECT * FROM all_matches
+    LIMIT CASE WHEN (SELECT large FROM bounded) THEN %(lexical_cap)s END
+),
+-- The full-text side's best `candidates`, by PostgreSQL's ts_rank (a large notebook's
+-- matches ranked here, only those within the cap).
+lexical AS (
+    SELECT id, capped, coalesce(score, ts_rank(search_vector, query)) AS score
+    FROM matches
+    ORDER BY score DESC, id
+    LIMIT %(candidates)s
+),
+-- Every candidate, whichever side found it, is scored by both: scoring a side's misses as 0
+-- ranked a chunk just outside one side's candidates as if it matched nothing.
+pool AS (
+    SELECT id, capped FROM dense WHERE similarity >= %(floor)s
+    UNION
+    SELECT id, capped FROM lexical
+),
+-- MATERIALIZED: each pool chunk scored once. Inlined, the fusion below (its min and max over
+-- the pool, and the score) made PostgreSQL compute some scores again per reference.
+scored AS MATERIALIZED (
+    SELECT p.id, p.capped,
+           -- Its closest part's similarity (retrieval/windows.py); a chunk without parts by
+           -- the model, its own. (Not the higher of the two: that ranked worse.)
+           coalesce((
+               SELECT max(1 - (w.embedding <=> %(vector)s::vector))
+               FROM library_chunkwindow w
+               WHERE %(windows)s AND w.chunk_id = c.id AND w.model = %(model)s),
+               1 - (c.embedding <=> %(vector)s::vector)) AS similarity,
+           -- Its ts_rank against all the question's lexemes, computed for the pool alone, so
+           -- a large notebook's chunk that the full-text side did not match on (it lacks the
+           -- rarer lexemes) or did not reach (the cap) scores as it would among all the
+           -- matches. (Looking `lexical`'s score up instead cost more; not through `queries`:
+           -- a second reference made it a materialized CTE whose row estimate turned
+           -- `all_matches` into a walk through the notebook's chunks.)
+           coalesce((
+               SELECT ts_rank(c.search_vector, q.query)
+               FROM scope
+               JOIN (SELECT config, string_agg(query::text, ' | ')::tsquery AS query
+                     FROM terms GROUP BY config) q ON q.config = scope.search_config
+               WHERE scope.id = c.source_id AND c.search_vector @@ q.query), 0) AS lexical,
+           -- The share of the question's word pairs (see `word_pairs`) the chunk holds.
+           coalesce((
+               SELECT avg((c.search_vector @@ wp.query)::int)
+               FROM scope
+               JOIN word_pairs wp ON wp.config = scope.search_config
+               WHERE scope.id = c.source_id), 0) AS proximity
+    FROM pool p
+    JOIN library_chunk c ON c.id = p.id
+),
+-- Both scores min-max-normalised over the pool (full text: divided by its best, its least
+-- being 0), summed with the dense side's share `dense_weight`, plus `proximity_weight` times
+-- the share of the question's word pairs the chunk holds. A chunk not embedded yet (its
+-- source is still being embedded) has no similarity: it ranks by its words alone.
+fused AS (
+    SELECT s.id, s.capped,
+        CASE WHEN s.similarity IS NULL THEN 0 ELSE %(dense_weight)s * coalesce(
+            (s.similarity - min(s.similarity) OVER ())
+            / nullif(max(s.similarity) OVER () - min(s.similarity) OVER (), 0), 1) END
+        + (1 - %(dense_weight)s) * coalesce(s.lexical / nullif(max(s.lexical) OVER (), 0), 0)
+        + %(proximity_weight)s * s.proximity AS score
+    FROM scored s
+),
+-- Chunks of generated documents and notes (which restate the uploads) take at most `slots`
+-- of the k places, and come after the uploads: an original outranks its paraphrase.
+placed AS (
+    SELECT id, capped, score,
+           row_number() OVER (PARTITION BY capped ORDER BY score DESC, id) AS place
+    FROM fused
+),
+chosen AS (
+    SELECT id, capped, score
+    FROM placed
+    WHERE NOT capped OR place <= %(slots)s
+    ORDER BY score DESC, id
+    LIMIT %(k)s
+)
+-- Each hit carries its cosine similarity, whichever side found it; its chunk and source come
+-- with it.
+SELECT chosen.id, coalesce(1 - (lc.embedding <=> %(vector)s::vector), 0) AS similarity,
+       lc."id", lc."source_id", lc."ordinal", lc."page", lc."page_label", lc."section", lc."text", lc."char_start", lc."char_end", lc."embedding_model", ls."id", ls."owner_id", ls."kind", ls."title", ls."filename", ls."sha256", ls."file", ls."url", ls."pdf_capture", ls."reader", ls."reader_i18n", ls."size_bytes", ls."status", ls."error", ls."error_i18n", ls."page_count", ls."chunk_count", ls."language", ls."search_config", ls."stage", ls."progress_done", ls."progress_total", ls."summary", ls."summary_mode", ls."summary_error", ls."summary_error_i18n", ls."public", ls."published_by_id", ls."published_at", ls."created_at", ls."updated_at"
+FROM chosen
+JOIN library_chunk lc ON lc.id = chosen.id JOIN library_source ls ON ls.id = lc.source_id
+ORDER BY chosen.capped, chosen.score DESC, chosen.id
