@@ -317,7 +317,7 @@ if RETRIEVAL_QUERY_REWRITE not in {"off", "on"}:
         f"RETRIEVAL_QUERY_REWRITE must be off or on, got {RETRIEVAL_QUERY_REWRITE!r}"
     )
 
-# A summary per source (generation/summaries.py). auto: written by the chat model when one is
+# A summary per source (ingest/summaries.py). auto: written by the chat model when one is
 # configured, else extractive (the document's most central sentences); extractive: always so.
 SOURCE_SUMMARIES = env_str("SOURCE_SUMMARIES", "auto").lower()
 if SOURCE_SUMMARIES not in {"auto", "extractive"}:

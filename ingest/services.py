@@ -20,13 +20,13 @@ from django.utils.translation import gettext as _
 from procrastinate.contrib.django.models import ProcrastinateJob
 
 from billing.services import credit_spent_text, deferred_usage, has_credit, usage_for
-from generation.summaries import summarize
 from ingest import chunk_rows
 from ingest.chunker import chunk_passages
 from ingest.fetch import Fetched, fetch
 from ingest.loaders import detect_kind, html, load_passages
 from ingest.loaders.pdf import PageProgress
 from ingest.passages import LoaderError, Passage
+from ingest.summaries import summarize
 from ingest.url_guard import UrlRefused, parse_url
 from library.files import local_copy
 from library.languages import detect_language, search_config

@@ -88,7 +88,7 @@ class Source(models.Model):
     progress_done = models.PositiveIntegerField(default=0)
     progress_total = models.PositiveIntegerField(default=0)
     # A paragraph about the source for generated documents and the admin, never for answers
-    # (generation/summaries.py). Made after the chunks; failing to make it fails nothing.
+    # (ingest/summaries.py). Made after the chunks; failing to make it fails nothing.
     summary = models.TextField(blank=True)
     summary_mode = models.CharField(max_length=20, choices=SummaryMode.choices, blank=True)
     summary_error = models.CharField(max_length=500, blank=True)
