@@ -261,7 +261,7 @@ EMBEDDING_BATCH_SIZE = env_int("EMBEDDING_BATCH_SIZE", 32, minimum=1)
 # A source is searchable by its words as soon as it is read; its chunks are then embedded
 # INGEST_EMBED_CHUNKS at a time (each batch committed, so an interrupted source resumes),
 # and a job that has worked INGEST_SLICE_SECONDS, or sees another ingest job waiting, hands
-# the rest to a job of its own behind any source added meanwhile (ingest/services.py).
+# the rest to a job of its own behind any source added meanwhile (ingest/services/embedding.py).
 INGEST_EMBED_CHUNKS = env_int("INGEST_EMBED_CHUNKS", 8, minimum=1)
 INGEST_SLICE_SECONDS = env_float("INGEST_SLICE_SECONDS", 5.0)
 

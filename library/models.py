@@ -150,7 +150,7 @@ class Chunk(models.Model):
     # No fixed dimension: each vector records the model that made it, a search only
     # compares vectors of the active model, and a re-embed can write a new model's
     # vectors beside the old ones before switching. NULL until the chunk is embedded: its
-    # words are searchable as soon as the source is read (ingest/services.py).
+    # words are searchable as soon as the source is read (ingest/services/pipeline.py).
     embedding = VectorField(null=True)
     embedding_model = models.CharField(max_length=200)
     # to_tsvector(source.search_config, text), written with the chunks. A plain column, not a

@@ -14,7 +14,7 @@ transaction on Django's connection:
 - a re-embed under way with no live job is queued again the same way (it resumes).
 
 A job is live when it waits ("todo") or runs on a worker whose heartbeat is recent; only
-then is a source "already being processed" (ingest/services.py `reprocess_source`).
+then is a source "already being processed" (ingest/services/reprocessing.py).
 """
 
 from __future__ import annotations
@@ -212,7 +212,7 @@ def _settle_unfinished(
         args.get(work.argument) for args in live_jobs(work.task_name).values_list("args", flat=True)
     }
     # A source read and searchable by its words whose embedding stopped with its job is
-    # unfinished too (ingest/services.py); the other kinds of work have no such stage.
+    # unfinished too (ingest/services/pipeline.py); the other kinds of work have no such stage.
     still_embedding = Q(status=model.Status.READY, stage="embedding")
     pending = Q(status__in=unfinished) | still_embedding
     candidates = model.objects.filter(pending).exclude(pk__in=held)
