@@ -27,14 +27,15 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Model, Q, QuerySet
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 from procrastinate import exceptions, manager, sql
 from procrastinate.contrib.django import app
 from procrastinate.contrib.django.django_connector import DjangoConnector
 from procrastinate.contrib.django.models import ProcrastinateJob
 
-from texts import Text, assign
+from ops.background_work import BackgroundWork
+from texts import Text
 
 logger = logging.getLogger(__name__)
 
@@ -254,18 +255,14 @@ def _queue_again_or_reason(work: Work, object_id: int, gave_up: str) -> Text | N
     return None
 
 
-def _fail(row: Model, reason: Text) -> None:
-    from library.models import Chunk, Source
+def _fail(row: BackgroundWork, reason: Text) -> None:
+    from library.models import Source
 
-    if isinstance(row, Source) and row.status == Source.Status.READY:
+    if isinstance(row, Source):
         # Failed while being embedded: no chunk of a failed source stays half embedded.
-        Chunk.objects.filter(source=row).delete()
-        row.chunk_count = 0
-        row.save(update_fields=["chunk_count"])
-    row.status = row.Status.FAILED  # type: ignore[attr-defined]
-    error = assign(row, "error", reason)
-    row.stage = row.Stage.NONE  # type: ignore[attr-defined]
-    row.save(update_fields=["status", *error, "stage", "updated_at"])
+        row.fail(reason, read=row.status == Source.Status.READY)
+    else:
+        row.fail(reason)
 
 
 def _settle_reembed(recovered: Recovered) -> None:

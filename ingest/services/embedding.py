@@ -14,7 +14,6 @@ from procrastinate.contrib.django.models import ProcrastinateJob
 
 from billing.services import deferred_usage
 from ingest import chunk_rows
-from ingest.services import progress
 from library.models import Chunk, ChunkEmbedding, ChunkWindow, EmbeddingState, Source
 from library.vector_indexes import ensure_model_indexes_quietly
 from providers import embeddings
@@ -47,8 +46,7 @@ def embed_pending(source: Source, *, until: float | None, at_least_one: bool = T
     end after `until` or another ingest job is waiting (False): the job yields."""
     embedded_here = not at_least_one
     last_batch_seconds = 0.0
-    progress.report_progress(
-        source,
+    source.report_progress(
         stage=Source.Stage.EMBEDDING,
         done=_embedded(source),
         total=source.chunk_count,
@@ -92,8 +90,7 @@ def embed_pending(source: Source, *, until: float | None, at_least_one: bool = T
             size = max(1, min(size, int(len(pending) * SLOW_BATCH_SECONDS / last_batch_seconds)))
         _batch_sizes[model] = size
         embedded_here = True
-        progress.report_progress(
-            source,
+        source.report_progress(
             stage=Source.Stage.EMBEDDING,
             done=_embedded(source),
             total=source.chunk_count,
@@ -116,65 +113,94 @@ def _embedded(source: Source) -> int:
     return Chunk.objects.filter(source=source, embedding__isnull=False).count()
 
 
+# A chunk's vector and its windows' vectors (retrieval/windows.py), by one model.
+Vectors = tuple[list[list[float]], list[list[list[float]]]]
+
+
 def _embed_batch(source: Source, ids: list[int], texts: list[str]) -> None:
     """Embed these chunks by the active model (and by the next one, during a switch) and
-    write their vectors in one transaction."""
-    while True:
-        # During a model switch (retrieval/reembed.py) the chunks get the vectors of both
-        # models: the active one's serve now, the next one's at the switch.
+    write their vectors in one transaction.
+
+    During a model switch (retrieval/reembed.py) the chunks get the vectors of both models:
+    the active one's serve now, the next one's at the switch. A switch that ends while the
+    batch is embedded leaves its vectors of no use: the batch is embedded again, by the
+    model that is active now.
+    """
+    written = False
+    while not written:
         model, target = embeddings.active(), embeddings.target()
-        # With each chunk's parts, for hybrid search (retrieval/windows.py). The calls'
-        # usage rows are written together, in one commit instead of one per request.
+        # The calls' usage rows are written together, in one commit instead of one per
+        # request.
         with deferred_usage():
-            vectors, window_vectors = windows.embed_with_windows(
-                texts, model=model, user=source.owner
-            )
-        next_vectors = next_window_vectors = None
-        if target:
-            try:
-                next_vectors, next_window_vectors = windows.embed_with_windows(
-                    texts, model=target, user=source.owner
+            vectors = windows.embed_with_windows(texts, model=model, user=source.owner)
+        next_vectors = _by_next_model(source, texts, target)
+        written = _write_vectors(
+            ids, vectors, model=model, target=target, next_vectors=next_vectors
+        )
+    # The active model's HNSW and full-text indexes come with its first vectors (after: a
+    # no-op).
+    ensure_model_indexes_quietly(model=model.name, dimensions=len(vectors[0][0]))
+
+
+def _by_next_model(
+    source: Source, texts: list[str], target: embeddings.EmbeddingModel | None
+) -> Vectors | None:
+    """The texts' vectors by the model being switched to, if any. Its failing must not
+    fail the source: the re-embed job gives these chunks its vectors before it switches."""
+    if target is None:
+        return None
+    try:
+        return windows.embed_with_windows(texts, model=target, user=source.owner)
+    except ProviderError as exc:
+        logger.warning("embedding source %s by %s: %s", source.pk, target.name, exc)
+        return None
+
+
+def _write_vectors(
+    ids: list[int],
+    vectors: Vectors,
+    *,
+    model: embeddings.EmbeddingModel,
+    target: embeddings.EmbeddingModel | None,
+    next_vectors: Vectors | None,
+) -> bool:
+    """Write the chunks' vectors by `model` (and the next model's); False, writing nothing,
+    when `model` is no longer the active one (a switch ended meanwhile)."""
+    chunk_vectors, window_vectors = vectors
+    with transaction.atomic():
+        state = EmbeddingState.lock_for_writing(model=model.name, dimensions=model.dimensions)
+        if state.active_model != model.name:
+            return False
+        # Only the chunks still waiting: a re-read of the source may have replaced them.
+        written = chunk_rows.write_vectors(ids=ids, vectors=chunk_vectors, model=model.name)
+        kept = [index for index, pk in enumerate(ids) if pk in written]
+        if window_vectors:
+            ChunkWindow.objects.bulk_create(
+                windows.window_rows(
+                    [ids[index] for index in kept],
+                    [window_vectors[index] for index in kept],
+                    model=model.name,
                 )
-            except ProviderError as exc:
-                # The next model failing must not fail the source: the re-embed job
-                # gives these chunks its vectors before it switches.
-                logger.warning("embedding source %s by %s: %s", source.pk, target.name, exc)
-        with transaction.atomic():
-            state = EmbeddingState.lock_for_writing(model=model.name, dimensions=model.dimensions)
-            if state.active_model != model.name:
-                continue  # the switch happened meanwhile: embed with the new model
-            # Only the chunks still waiting: a re-read of the source may have replaced them.
-            written = chunk_rows.write_vectors(ids=ids, vectors=vectors, model=model.name)
-            kept = [index for index, pk in enumerate(ids) if pk in written]
-            if window_vectors:
+            )
+        # A switch that began after we read `target` embeds these chunks itself before it
+        # switches (it checks under the exclusive lock).
+        if target and next_vectors and next_vectors[0] and state.target_model == target.name:
+            next_chunk_vectors, next_window_vectors = next_vectors
+            ChunkEmbedding.objects.bulk_create(
+                ChunkEmbedding(
+                    chunk_id=ids[index], model=target.name, embedding=next_chunk_vectors[index]
+                )
+                for index in kept
+            )
+            if next_window_vectors:
                 ChunkWindow.objects.bulk_create(
                     windows.window_rows(
                         [ids[index] for index in kept],
-                        [window_vectors[index] for index in kept],
-                        model=model.name,
+                        [next_window_vectors[index] for index in kept],
+                        model=target.name,
                     )
                 )
-            # A switch that began after we read `target` embeds these chunks itself
-            # before it switches (it checks under the exclusive lock).
-            if target and next_vectors and state.target_model == target.name:
-                ChunkEmbedding.objects.bulk_create(
-                    ChunkEmbedding(
-                        chunk_id=ids[index], model=target.name, embedding=next_vectors[index]
-                    )
-                    for index in kept
-                )
-                if next_window_vectors:
-                    ChunkWindow.objects.bulk_create(
-                        windows.window_rows(
-                            [ids[index] for index in kept],
-                            [next_window_vectors[index] for index in kept],
-                            model=target.name,
-                        )
-                    )
-        # The active model's HNSW and full-text indexes come with its first vectors
-        # (after: a no-op).
-        ensure_model_indexes_quietly(model=model.name, dimensions=len(vectors[0]))
-        return
+    return True
 
 
 def continue_later(source: Source) -> None:

@@ -24,7 +24,7 @@ from library.languages import detect_language, search_config
 from library.models import Chunk, EmbeddingState, Source
 from notebooks.guides import write_guide
 from notebooks.models import Notebook
-from ops.database import is_lost_database
+from ops.background_work import run_background_work
 from providers import embeddings
 from providers.errors import ProviderError
 from texts import Text, assign, message_of
@@ -64,73 +64,77 @@ def _process_source(
     leaves whole chunks, some without a vector, which the next run embeds.
     """
     started = time.monotonic()
-    with transaction.atomic():
-        source = Source.objects.select_for_update().get(pk=source_id)
-        resuming = source.status == Source.Status.READY
-        if resuming and source.stage != Source.Stage.EMBEDDING:
-            if source.stage:
-                # A worker died while writing the summary; the source is ready without one.
-                source.stage = Source.Stage.NONE
-                source.save(update_fields=["stage", "updated_at"])
-            return source
-        if not resuming:
-            source.status = Source.Status.PROCESSING
-            source.error = ""
-            source.stage = _first_stage(source)
-            source.progress_done = source.progress_total = 0
-            source.save(
-                update_fields=[
-                    "status",
-                    "error",
-                    "stage",
-                    "progress_done",
-                    "progress_total",
-                    "updated_at",
-                ]
-            )
+    source, resuming = _start(source_id)
+    if source.is_finished:
+        return source  # read and embedded by an earlier run
     # Checked when the work starts, not only at upload: the queue may have waited while
     # other work spent the credit. Retrying the source after a grant processes it.
     if not has_credit(source.owner):
-        _fail(source, credit_spent_text())
+        source.fail(credit_spent_text())
         return source
+    until = None if slice_seconds is None else started + slice_seconds
+    same_bytes: Source | None = None
 
-    try:
+    def read_and_embed() -> None:
+        nonlocal same_bytes
         if not resuming:
-            _read(source)
-        until = None if slice_seconds is None else started + slice_seconds
-        # A job that only embeds does at least one batch, or slices would hand on the work
-        # without doing any; the job that read the source has done its part, but finishes a
-        # source that fits in one batch (handing that on would put it behind longer ones).
-        at_least_one = resuming or source.chunk_count <= settings.INGEST_EMBED_CHUNKS
-        if not embed_pending(source, until=until, at_least_one=at_least_one):
-            continue_later(source)
-    except AlreadyInLibrary as same:
-        return _link_instead(source, same.existing)
-    except (LoaderError, ProviderError) as exc:
-        if raise_transient and isinstance(exc, ProviderError) and exc.transient:
-            _queue_again(source, message_of(exc))
-            raise
-        _fail(source, message_of(exc), read=source.status == Source.Status.READY)
-    except Exception as exc:
-        if raise_transient and is_lost_database(exc):
-            raise  # the job runs again once the database is back (ops/database.py)
-        logger.exception("processing source %s failed", source.pk)
-        _fail(
-            source,
-            read=source.status == Source.Status.READY,
-            message=Text(
-                "Processing failed unexpectedly (%(error)s).",
-                error=f"{type(exc).__name__}: {exc}",
-            ),
-        )
+            same_bytes = _read(source)
+            if same_bytes is not None:
+                return
+        _embed(source, until=until, resuming=resuming)
+
+    run_background_work(
+        source,
+        read_and_embed,
+        raise_transient=raise_transient,
+        failures=(LoaderError,),
+        unexpected=lambda error: Text("Processing failed unexpectedly (%(error)s).", error=error),
+        # One read by this run (failing while embedded) loses its chunks.
+        fail=lambda message: source.fail(message, read=source.status == Source.Status.READY),
+    )
+    if same_bytes is not None:
+        return _link_instead(source, same_bytes)
     return source
 
 
-def _read(source: Source) -> None:
+def _start(source_id: int) -> tuple[Source, bool]:
+    """The source, processing from its first stage; or, when it was read before (True),
+    as it stands: still embedding (its vectors are what is left to do), or finished."""
+    with transaction.atomic():
+        source = Source.objects.select_for_update().get(pk=source_id)
+        if source.status != Source.Status.READY:
+            source.start(_first_stage(source))
+            return source, False
+        if source.stage not in {Source.Stage.NONE, Source.Stage.EMBEDDING}:
+            # A worker died while writing the summary; the source is ready without one.
+            source.stage = Source.Stage.NONE
+            source.save(update_fields=["stage", "updated_at"])
+        return source, True
+
+
+def _embed(source: Source, *, until: float | None, resuming: bool) -> None:
+    """Embed the source's chunks until none is left or `until` has come; then queue the
+    rest as a job of its own."""
+    # A job that only embeds does at least one batch, or slices would hand on the work
+    # without doing any; the job that read the source has done its part, but finishes a
+    # source that fits in one batch (handing that on would put it behind longer ones).
+    at_least_one = resuming or source.chunk_count <= settings.INGEST_EMBED_CHUNKS
+    if not embed_pending(source, until=until, at_least_one=at_least_one):
+        continue_later(source)
+
+
+def _read(source: Source) -> Source | None:
     """Read the source into chunks without vectors, searchable by their words at once, and
-    write its summary; the source is then ready, with its chunks still to embed."""
+    write its summary; the source is then ready, with its chunks still to embed.
+
+    A web page whose bytes its owner has already (the PDF behind a link they uploaded too)
+    is not read: the owner's source with those bytes is returned, for its notebooks to
+    link instead."""
     if source.kind == Source.Kind.URL:
-        passages, page_count = fetch_and_load(source)
+        try:
+            passages, page_count = fetch_and_load(source)
+        except AlreadyInLibrary as same:
+            return same.existing
     else:
         with local_copy(source.file) as path:
             passages, page_count, reader = load_passages(
@@ -172,6 +176,7 @@ def _read(source: Source) -> None:
     # Neither the summary nor the guide can fail the source.
     _summarize(source, passages)
     _write_guide(source)
+    return None
 
 
 def _summarize(source: Source, passages: list[Passage]) -> None:
@@ -242,51 +247,6 @@ def _link_instead(source: Source, existing: Source) -> Source:
         source.delete()
     logger.info("web source %s has the bytes of source %s; linked that", source.url, existing.pk)
     return existing
-
-
-def _queue_again(source: Source, message: Text | str) -> None:
-    """The job will run again; the source says why it waits. One already read stays ready
-    (searched by its words) with its embedding paused."""
-    error = assign(
-        source, "error", Text("%(message)s Loupe will try again shortly.", message=message)
-    )
-    if source.status == Source.Status.READY:
-        source.save(update_fields=[*error, "updated_at"])
-        return
-    source.status = Source.Status.QUEUED
-    source.stage = Source.Stage.NONE
-    source.save(update_fields=["status", *error, "stage", "updated_at"])
-
-
-def _fail(source: Source, message: Text | str, *, read: bool = False) -> None:
-    """The source failed. One that failed after this run read it (while embedding) loses
-    its chunks, so that a failed source never holds chunks half embedded."""
-    if read:
-        with transaction.atomic():
-            Chunk.objects.filter(source=source).delete()
-            source.chunk_count = 0
-            Source.objects.filter(pk=source.pk).update(chunk_count=0)
-            _write_failure(source, message)
-        return
-    # Two runs of one source can overlap (a worker that lost its heartbeat while finishing
-    # it, and the stalled-job retry): the one that lost the race on the chunks must not fail
-    # the source the other made ready.
-    with transaction.atomic():
-        current = Source.objects.select_for_update().filter(pk=source.pk).first()
-        if current is not None and current.status == Source.Status.READY:
-            logger.warning(
-                "source %s: a run failed (%s) after another made it ready", source.pk, message
-            )
-            source.refresh_from_db()
-            return
-        _write_failure(source, message)
-
-
-def _write_failure(source: Source, message: Text | str) -> None:
-    source.status = Source.Status.FAILED
-    error = assign(source, "error", message)
-    source.stage = Source.Stage.NONE
-    source.save(update_fields=["status", *error, "stage", "updated_at"])
 
 
 def _first_stage(source: Source) -> str:

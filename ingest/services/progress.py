@@ -1,4 +1,4 @@
-"""What the worker is doing, written to the source as it goes, for the page to show."""
+"""The pages of a source as they are read, written to it for the page to show."""
 
 from __future__ import annotations
 
@@ -7,26 +7,11 @@ import time
 from ingest.loaders.pdf import PageProgress
 from library.models import Source
 from providers import vision
-from texts import Text, columns
-
-
-def report_progress(
-    source: Source,
-    *,
-    stage: str,
-    done: int = 0,
-    total: int = 0,
-    reader: Text | str | None = None,
-) -> None:
-    """Say what the worker is doing, in a short UPDATE of its own: it commits at once (no
-    transaction is open here), so the page shows it while the source processes."""
-    fields: dict[str, object] = {"stage": stage, "progress_done": done, "progress_total": total}
-    if reader is not None:
-        fields.update(columns("reader", reader))
-    Source.objects.filter(pk=source.pk).update(**fields)
+from texts import columns
 
 
 def page_reporter(source: Source) -> PageProgress:
+    """What a loader calls after each page it read."""
     # While pages are read as images, `reader` names who reads them (the local OCR or a
     # vision model at an API) for the progress label; the finished source gets the final
     # reader with its other fields.
@@ -42,14 +27,13 @@ def page_reporter(source: Source) -> PageProgress:
             return
         last_written[0] = now
         if by_vision:
-            report_progress(
-                source,
+            source.report_progress(
                 stage=Source.Stage.READING_IMAGES,
                 done=done,
                 total=total,
-                reader=images_reader,
+                **columns("reader", images_reader),
             )
         else:
-            report_progress(source, stage=Source.Stage.READING, done=done, total=total)
+            source.report_progress(stage=Source.Stage.READING, done=done, total=total)
 
     return report

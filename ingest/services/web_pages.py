@@ -146,7 +146,7 @@ def fetch_and_load(source: Source) -> tuple[list[Passage], int | None]:
         if same is not None:
             raise AlreadyInLibrary(same)
     kind = _web_kind(fetched)
-    progress.report_progress(source, stage=Source.Stage.READING)
+    source.report_progress(stage=Source.Stage.READING)
     suffix = {"html": ".html", "pdf": ".pdf", "text": ".txt"}[kind]
     stem = Path(unquote(urlsplit(fetched.url).path)).stem[:100] or "page"
     if source.file:

@@ -3,7 +3,7 @@
 from django.core.files.base import ContentFile
 
 from ingest.loaders import load_passages
-from ingest.services import add_source, add_url, process_source, progress, web_pages
+from ingest.services import add_source, add_url, process_source, web_pages
 from ingest.tests.data import PDFS
 from library.models import Source
 
@@ -13,14 +13,14 @@ FOUR_PAGES = PDFS / "sample-files/pdflatex-4-pages.pdf"
 def record_progress(monkeypatch) -> list[tuple[str, int, int]]:
     """Every progress write, as the row reads right after it: (stage, done, total)."""
     seen: list[tuple[str, int, int]] = []
-    write = progress.report_progress
+    write = Source.report_progress
 
     def recording(source, **progress):
         write(source, **progress)
         row = Source.objects.get(pk=source.pk)
         seen.append((row.stage, row.progress_done, row.progress_total))
 
-    monkeypatch.setattr(progress, "report_progress", recording)
+    monkeypatch.setattr(Source, "report_progress", recording)
     return seen
 
 
