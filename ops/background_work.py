@@ -3,25 +3,17 @@ made.
 
 Each such row says where its work stands for the page (status, stage, progress) and, once
 it failed or waits for another attempt, why, in the reader's language (texts/__init__.py).
-`run_background_work` is what a run does with an error: a model server down or
-rate-limiting, or a database gone, leaves the row queued for the job's next attempt
-(ops/jobs.py) while one is left; anything else fails the row with its reason.
+What a run does with an error is `ops.jobs.run_background_work`.
 """
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable
 from typing import Any
 
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from ops.database import is_lost_database
-from providers.errors import ProviderError
-from texts import Text, assign, message_of
-
-logger = logging.getLogger(__name__)
+from texts import Text, assign
 
 
 class BackgroundWork(models.Model):
@@ -101,39 +93,3 @@ class BackgroundWork(models.Model):
         error = assign(self, "error", message)
         self.stage = ""
         self.save(update_fields=["status", *error, "stage", "updated_at"])
-
-
-def run_background_work(
-    work: BackgroundWork,
-    run: Callable[[], object],
-    *,
-    raise_transient: bool,
-    failures: tuple[type[Exception], ...],
-    unexpected: Callable[[str], Text],
-    fail: Callable[[Text | str], None] | None = None,
-) -> bool:
-    """Run `run` for `work`; True when it finished, False when it failed the work.
-
-    A ProviderError or one of `failures` (a source that cannot be read, say) fails the work
-    with its message; any other exception with `unexpected(…)` around its type and text,
-    logged with its traceback. With `raise_transient` (the job has attempts left), a
-    transient provider error queues the work again and is raised, and a lost database is
-    raised as it is, for the job to run again later. `fail` replaces `work.fail`.
-    """
-    give_up = fail or work.fail
-    expected: tuple[type[Exception], ...] = (*failures, ProviderError)
-    try:
-        run()
-    except expected as exc:
-        if raise_transient and isinstance(exc, ProviderError) and exc.transient:
-            work.queue_again(message_of(exc))
-            raise
-        give_up(message_of(exc))
-        return False
-    except Exception as exc:
-        if raise_transient and is_lost_database(exc):
-            raise  # the job runs again once the database is back (ops/database.py)
-        logger.exception("%s %s failed", work._meta.verbose_name, work.pk)
-        give_up(unexpected(f"{type(exc).__name__}: {exc}"))
-        return False
-    return True

@@ -36,7 +36,7 @@ from library.languages import detect_language
 from library.models import Source
 from notebooks.models import Notebook, NotebookSource
 from ops import recovery
-from ops.background_work import run_background_work
+from ops.jobs import run_background_work
 from providers.chat import chat_available
 from providers.tokens import estimate_tokens
 from texts import Text, assign, message_of

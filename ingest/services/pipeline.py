@@ -14,9 +14,9 @@ from ingest import chunk_rows
 from ingest.chunker import chunk_passages
 from ingest.loaders import load_passages
 from ingest.passages import LoaderError, Passage
-from ingest.services import progress
 from ingest.services.adding import link_and_queue
 from ingest.services.embedding import continue_later, embed_pending
+from ingest.services.progress import page_reporter
 from ingest.services.web_pages import AlreadyInLibrary, fetch_and_load
 from ingest.summaries import summarize
 from library.files import local_copy
@@ -24,7 +24,7 @@ from library.languages import detect_language, search_config
 from library.models import Chunk, EmbeddingState, Source
 from notebooks.guides import write_guide
 from notebooks.models import Notebook
-from ops.background_work import run_background_work
+from ops.jobs import run_background_work
 from providers import embeddings
 from providers.errors import ProviderError
 from texts import Text, assign, message_of
@@ -142,7 +142,7 @@ def _read(source: Source) -> Source | None:
                 path,
                 pdf_capture=source.pdf_capture,
                 user=source.owner,
-                on_progress=progress.page_reporter(source),
+                on_progress=page_reporter(source),
             )
         assign(source, "reader", reader)
     drafts = chunk_passages(

@@ -15,8 +15,8 @@ from django.utils.translation import gettext as _
 from ingest.fetch import Fetched, fetch
 from ingest.loaders import html, load_passages
 from ingest.passages import LoaderError, Passage
-from ingest.services import progress
 from ingest.services.adding import AddedSource, UploadRejected, link_and_queue
+from ingest.services.progress import page_reporter
 from ingest.url_guard import UrlRefused, parse_url
 from library.files import local_copy
 from library.models import Source
@@ -167,7 +167,7 @@ def fetch_and_load(source: Source) -> tuple[list[Passage], int | None]:
                 path,
                 pdf_capture=source.pdf_capture,
                 user=source.owner,
-                on_progress=progress.page_reporter(source),
+                on_progress=page_reporter(source),
             )
         if kind == "pdf":
             reader = Text("PDF from the web (%(reader)s)", reader=reader)
