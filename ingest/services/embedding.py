@@ -174,14 +174,7 @@ def _write_vectors(
         # Only the chunks still waiting: a re-read of the source may have replaced them.
         written = chunk_rows.write_vectors(ids=ids, vectors=chunk_vectors, model=model.name)
         kept = [index for index, pk in enumerate(ids) if pk in written]
-        if window_vectors:
-            ChunkWindow.objects.bulk_create(
-                windows.window_rows(
-                    [ids[index] for index in kept],
-                    [window_vectors[index] for index in kept],
-                    model=model.name,
-                )
-            )
+        _write_windows(ids, kept, window_vectors, model=model.name)
         # A switch that began after we read `target` embeds these chunks itself before it
         # switches (it checks under the exclusive lock).
         if target and next_vectors and next_vectors[0] and state.target_model == target.name:
@@ -192,15 +185,22 @@ def _write_vectors(
                 )
                 for index in kept
             )
-            if next_window_vectors:
-                ChunkWindow.objects.bulk_create(
-                    windows.window_rows(
-                        [ids[index] for index in kept],
-                        [next_window_vectors[index] for index in kept],
-                        model=target.name,
-                    )
-                )
+            _write_windows(ids, kept, next_window_vectors, model=target.name)
     return True
+
+
+def _write_windows(
+    ids: list[int], kept: list[int], window_vectors: list[list[list[float]]], *, model: str
+) -> None:
+    """The windows' vectors of the chunks at the `kept` indexes (those still waiting)."""
+    if window_vectors:
+        ChunkWindow.objects.bulk_create(
+            windows.window_rows(
+                [ids[index] for index in kept],
+                [window_vectors[index] for index in kept],
+                model=model,
+            )
+        )
 
 
 def continue_later(source: Source) -> None:
