@@ -45,8 +45,8 @@ def english_between_tests():
 
 @pytest.fixture(autouse=True)
 def embedding_batches_start_afresh():
-    """A worker remembers how large its model's batches grew (ingest/services.py); each
-    test starts from INGEST_EMBED_CHUNKS, whatever the tests before it embedded."""
+    """A worker remembers how large its model's batches grew (ingest/services/embedding.py);
+    each test starts from INGEST_EMBED_CHUNKS, whatever the tests before it embedded."""
     from ingest.services import forget_batch_sizes
 
     forget_batch_sizes()

@@ -72,7 +72,7 @@ def _read_answers(rows: list[dict[str, Any]], notebooks: dict[str, Any]) -> dict
     from generation import extractive
     from generation.answering import extractive_passages
     from generation.citations import map_markers
-    from generation.extractive import _terms
+    from library.words import terms
     from retrieval.services import retrieve
 
     totals = {"questions": 0, "cited": 0, "holds_quote": 0}
@@ -83,8 +83,8 @@ def _read_answers(rows: list[dict[str, Any]], notebooks: dict[str, Any]) -> dict
         text = extractive.answer(row["question"], extractive_passages(hits)) if hits else ""
         mapped = map_markers(text, len(hits))
         cited = [hits[number - 1].chunk.page for number in mapped.order]
-        quote_terms = set(_terms(row["quote"]))
-        share = len(quote_terms & set(_terms(text))) / max(len(quote_terms), 1)
+        quote_terms = set(terms(row["quote"]))
+        share = len(quote_terms & set(terms(text))) / max(len(quote_terms), 1)
         totals["questions"] += 1
         totals["cited"] += bool(gold & set(cited))
         totals["holds_quote"] += share >= HOLDS_QUOTE

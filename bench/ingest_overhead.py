@@ -82,7 +82,7 @@ def raw_extraction_seconds() -> tuple[float, int]:
 
 def searchable_seconds() -> float:
     """Upload to searchable by its words: the job's first slice with no time for vectors
-    (ingest/services.py reads and writes the chunks, then hands the embedding on)."""
+    (ingest/services/pipeline.py reads and writes the chunks, then hands the embedding on)."""
     from django.contrib.auth import get_user_model
     from django.core.files.base import ContentFile
 

@@ -264,7 +264,7 @@ EMBEDDING_CONCURRENT_REQUESTS = env_int("EMBEDDING_CONCURRENT_REQUESTS", 4, mini
 # A source is searchable by its words as soon as it is read; its chunks are then embedded
 # INGEST_EMBED_CHUNKS at a time (each batch committed, so an interrupted source resumes),
 # and a job that has worked INGEST_SLICE_SECONDS, or sees another ingest job waiting, hands
-# the rest to a job of its own behind any source added meanwhile (ingest/services.py).
+# the rest to a job of its own behind any source added meanwhile (ingest/services/embedding.py).
 INGEST_EMBED_CHUNKS = env_int("INGEST_EMBED_CHUNKS", 8, minimum=1)
 INGEST_SLICE_SECONDS = env_float("INGEST_SLICE_SECONDS", 5.0)
 
@@ -320,7 +320,7 @@ if RETRIEVAL_QUERY_REWRITE not in {"off", "on"}:
         f"RETRIEVAL_QUERY_REWRITE must be off or on, got {RETRIEVAL_QUERY_REWRITE!r}"
     )
 
-# A summary per source (generation/summaries.py). auto: written by the chat model when one is
+# A summary per source (ingest/summaries.py). auto: written by the chat model when one is
 # configured, else extractive (the document's most central sentences); extractive: always so.
 SOURCE_SUMMARIES = env_str("SOURCE_SUMMARIES", "auto").lower()
 if SOURCE_SUMMARIES not in {"auto", "extractive"}:

@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from generation.extractive import _terms
 from generation.verification import best_support, sentence_spans
+from library.words import terms
 from notebooks.models import Message
 
 # "[3]", "[1, 2]", "[1][2]", "[2-4]"; up to three digits so "[2020]" stays a year.
@@ -112,7 +112,7 @@ def uncited_spans(text: str, passage_count: int) -> list[tuple[int, int]]:
         opening = OPENING_MARKERS_RE.match(sentence)
         claim = sentence[opening.end() :] if opening else sentence
         cited = next_opens_with_marker or has_marker(claim, passage_count)
-        if not cited and _terms(MARKER_RE.sub("", claim)):
+        if not cited and terms(MARKER_RE.sub("", claim)):
             uncited.append((start + (opening.end() if opening else 0), end))
         next_opens_with_marker = opening is not None and has_marker(opening.group(0), passage_count)
     return uncited[::-1]

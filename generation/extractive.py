@@ -24,9 +24,8 @@ import re
 from dataclasses import dataclass
 
 from generation.passage_units import BULLET_RE, Unit, units
+from library.words import WORD_RE, terms
 
-WORD_RE = re.compile(r"\w+")
-SENTENCE_END_RE = re.compile(r"(?<=[.!?…])\s+(?=[\"'“„(\[]?[\w])|\n\s*\n")
 MAX_SENTENCES = 3
 MAX_SENTENCE_CHARS = 600
 # A readable answer: further sentences stop once this many characters per allowed sentence
@@ -45,7 +44,7 @@ QUESTION_LEND = 0.9  # share of a manual's question's score its answer sentence 
 # Shorter units are scored as if this many words long: a two-word table header or command
 # holding one question word is not a better answer than a sentence holding three.
 MIN_SCORED_TERMS = 8
-# How people phrase questions, not what they ask about (beside STOPWORDS).
+# How people phrase questions, not what they ask about (beside library.words.STOPWORDS).
 # fmt: off
 QUESTION_WORDS = frozenset((
     "can", "do", "i'm", "me", "my", "mine", "get", "gets", "need", "want", "should", "way",
@@ -57,45 +56,12 @@ QUESTION_WORDS = frozenset((
     "welchen",
 ))
 # fmt: on
-# Very common words carry no meaning for matching (English and German).
-# fmt: off
-STOPWORDS = frozenset((
-        "a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "could", "did",
-        "do", "does", "for", "from", "had", "has", "have", "how", "i", "if", "in", "into", "is",
-        "it", "its", "may", "more", "most", "no", "not", "of", "on", "or", "our", "so", "such",
-        "than", "that", "the", "their", "them", "then", "there", "these", "they", "this",
-        "those", "to", "was", "we", "were", "what", "when", "where", "which", "who", "whom",
-        "why", "will", "with", "would", "you", "your", "der", "die", "das", "den", "dem", "des",
-        "ein", "eine", "einer", "eines", "einem", "einen", "und", "oder", "aber", "ist", "sind",
-        "war", "waren", "wird", "werden", "wurde", "wurden", "hat", "haben", "hatte", "im",
-        "ins", "am", "auf", "aus", "bei", "mit", "nach", "von", "vor", "zu", "zum", "zur", "für",
-        "über", "unter", "um", "wie", "wer", "wo", "wann", "warum", "welche", "welcher",
-        "welches", "es", "er", "sie", "wir", "ihr", "ich", "du", "nicht", "kein", "keine",
-        "auch", "noch", "nur", "sich", "dass", "als",
-))
-# fmt: on
 # A question about the document itself may be answered by what it says of itself.
 ASKS_ABOUT_DOCUMENT_RE = re.compile(
     r"\b(?:document|manual|chapter|section|guide|book|dokument|handbuch|kapitel|abschnitt"
     r"|anleitung|buch)",
     re.IGNORECASE,
 )
-STEM_CHARS = 5  # compare word beginnings so "vaccines" meets "vaccine", "Impfung" "Impfungen"
-
-
-def _terms(text: str) -> list[str]:
-    words = (word.lower() for word in WORD_RE.findall(text))
-    return [word[:STEM_CHARS] for word in words if word not in STOPWORDS and len(word) > 1]
-
-
-def split_sentences(text: str) -> list[str]:
-    # Join lines broken inside sentences. Lines are stripped first, in linear time: the regex
-    # this replaces, [ \t]*\n[ \t]*(?!\n), rescanned a run of spaces from each of its
-    # characters, and a file padded with a megabyte of them took minutes.
-    stripped = "\n".join(line.strip(" \t") for line in text.split("\n"))
-    flat = re.sub(r"\n(?!\n)", " ", stripped)
-    pieces = (piece.strip() for piece in SENTENCE_END_RE.split(flat))
-    return [piece for piece in pieces if piece and WORD_RE.search(piece)]
 
 
 @dataclass(frozen=True)
@@ -141,7 +107,7 @@ def _candidates(passages: list[Passage]) -> list[_Candidate]:
         keys[number].add(key)
     order = [(passage.restates, number) for number, passage in enumerate(passages)]
     return [
-        _Candidate(unit, number, frozenset(_terms(unit.text)))
+        _Candidate(unit, number, frozenset(terms(unit.text)))
         for number, unit, key in found
         if key
         and not any(
@@ -166,7 +132,7 @@ def answer(question: str, passages: list[Passage], *, limit: int = MAX_SENTENCES
     if not candidates:
         return ""
     question_terms = set(
-        _terms(
+        terms(
             " ".join(
                 word for word in WORD_RE.findall(question) if word.casefold() not in QUESTION_WORDS
             )
@@ -178,7 +144,7 @@ def answer(question: str, passages: list[Passage], *, limit: int = MAX_SENTENCES
     idf = {term: math.log(1 + len(candidates) / (1 + n)) for term, n in frequency.items()}
     weight = sum(idf.values()) or 1.0
     section_share = [
-        sum(idf[term] for term in question_terms & set(_terms(" ".join(p.section[-2:])))) / weight
+        sum(idf[term] for term in question_terms & set(terms(" ".join(p.section[-2:])))) / weight
         for p in passages
     ]
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from generation.extractive import _terms
+from library.words import terms
 
 SUPPORT_THRESHOLD = 0.5
 MARKER_RE = re.compile(r"\[(\d+)\]")
@@ -77,11 +77,11 @@ def claims_by_marker(answer: str) -> dict[int, list[str]]:
 
 
 def best_support(claim: str, chunk_text: str) -> Support:
-    claim_terms = set(_terms(claim))
+    claim_terms = set(terms(claim))
     spans = sentence_spans(chunk_text) or [(0, len(chunk_text))]
     best_span, best_score = spans[0], 0.0  # a claim with no content words: the opening
     for span in spans if claim_terms else []:
-        score = len(claim_terms & set(_terms(chunk_text[span[0] : span[1]]))) / len(claim_terms)
+        score = len(claim_terms & set(terms(chunk_text[span[0] : span[1]]))) / len(claim_terms)
         if score > best_score:
             best_span, best_score = span, score
     return Support(

@@ -1,11 +1,18 @@
 from __future__ import annotations
 
+import logging
+
 from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.postgres.search import SearchVectorField
-from django.db import connection, models
+from django.db import connection, models, transaction
 from django.utils.translation import gettext_lazy as _
 from pgvector.django import VectorField
+
+from ops.background_work import BackgroundWork
+from texts import Text
+
+logger = logging.getLogger(__name__)
 
 
 def source_upload_path(source: Source, filename: str) -> str:
@@ -13,8 +20,13 @@ def source_upload_path(source: Source, filename: str) -> str:
     return f"sources/{source.owner_id}/{source.sha256[:2]}/{source.sha256}/{filename}"
 
 
-class Source(models.Model):
-    """One document in a person's library; the same bytes exist once per owner."""
+class Source(BackgroundWork):
+    """One document in a person's library; the same bytes exist once per owner.
+
+    Its work (status, stage, progress, error: ops/background_work.py) is reading it into
+    chunks, then embedding them: it is ready, searched by its words, while its vectors are
+    made (stage "embedding"), and finished once they are.
+    """
 
     class Kind(models.TextChoices):
         PDF = "pdf", _("PDF")
@@ -36,20 +48,14 @@ class Source(models.Model):
         LLM = "llm", "Written by the chat model"
         EXTRACTIVE = "extractive", "Sentences from the document"
 
-    class Status(models.TextChoices):
-        QUEUED = "queued"
-        PROCESSING = "processing"
-        READY = "ready"
-        FAILED = "failed"
-
     class Stage(models.TextChoices):
-        NONE = "", "None"
-        FETCHING = "fetching", "Fetching the page"
-        READING = "reading", "Reading"
-        READING_IMAGES = "reading_images", "Reading pages as images"
-        TRANSCRIBING = "transcribing", "Transcribing"
-        EMBEDDING = "embedding", "Embedding"
-        SUMMARIZING = "summarizing", "Writing the summary"
+        NONE = "", _("None")
+        FETCHING = "fetching", _("Fetching the page")
+        READING = "reading", _("Reading")
+        READING_IMAGES = "reading_images", _("Reading pages as images")
+        TRANSCRIBING = "transcribing", _("Transcribing")
+        EMBEDDING = "embedding", _("Embedding")
+        SUMMARIZING = "summarizing", _("Writing the summary")
 
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="sources"
@@ -70,9 +76,6 @@ class Source(models.Model):
     # the reader's language (texts/__init__.py); the text itself stays English.
     reader_i18n = models.JSONField(null=True, blank=True, editable=False)
     size_bytes = models.PositiveBigIntegerField(default=0)
-    status = models.CharField(max_length=20, choices=Status.choices, default=Status.QUEUED)
-    error = models.TextField(blank=True)
-    error_i18n = models.JSONField(null=True, blank=True, editable=False)
     page_count = models.PositiveIntegerField(null=True, blank=True)
     chunk_count = models.PositiveIntegerField(default=0)
     # Detected at ingest (ISO 639-1, "" when unknown). `search_config` is the PostgreSQL text
@@ -80,15 +83,11 @@ class Source(models.Model):
     # question with the same one, so both sides' words meet.
     language = models.CharField(max_length=8, blank=True)
     search_config = models.CharField(max_length=40, default="simple")
-    # What the worker is doing and how far it got (pages read while reading a PDF, chunks
-    # while embedding), written outside the final transaction so the page can show it while
-    # the source processes. The stage is "" once the source is finished (and its summary
-    # written).
+    # Pages read while reading a PDF, chunks while embedding; "" once the source is
+    # finished (and its summary written).
     stage = models.CharField(max_length=20, choices=Stage.choices, blank=True)
-    progress_done = models.PositiveIntegerField(default=0)
-    progress_total = models.PositiveIntegerField(default=0)
     # A paragraph about the source for generated documents and the admin, never for answers
-    # (generation/summaries.py). Made after the chunks; failing to make it fails nothing.
+    # (ingest/summaries.py). Made after the chunks; failing to make it fails nothing.
     summary = models.TextField(blank=True)
     summary_mode = models.CharField(max_length=20, choices=SummaryMode.choices, blank=True)
     summary_error = models.CharField(max_length=500, blank=True)
@@ -106,7 +105,6 @@ class Source(models.Model):
     )
     published_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         ordering = ["-created_at"]
@@ -131,6 +129,29 @@ class Source(models.Model):
             return self.stage != self.Stage.EMBEDDING
         return self.status == self.Status.FAILED
 
+    def fail(self, message: Text | str, *, read: bool = False) -> None:
+        """The source failed. One that failed after this run read it (while embedding) loses
+        its chunks, so that a failed source never holds chunks half embedded."""
+        if read:
+            with transaction.atomic():
+                Chunk.objects.filter(source=self).delete()
+                self.chunk_count = 0
+                Source.objects.filter(pk=self.pk).update(chunk_count=0)
+                super().fail(message)
+            return
+        # Two runs of one source can overlap (a worker that lost its heartbeat while finishing
+        # it, and the stalled-job retry): the one that lost the race on the chunks must not fail
+        # the source the other made ready.
+        with transaction.atomic():
+            current = Source.objects.select_for_update().filter(pk=self.pk).first()
+            if current is not None and current.status == self.Status.READY:
+                logger.warning(
+                    "source %s: a run failed (%s) after another made it ready", self.pk, message
+                )
+                self.refresh_from_db()
+                return
+            super().fail(message)
+
 
 class Chunk(models.Model):
     """A window of a source's passage, with where it came from and its vector."""
@@ -150,7 +171,7 @@ class Chunk(models.Model):
     # No fixed dimension: each vector records the model that made it, a search only
     # compares vectors of the active model, and a re-embed can write a new model's
     # vectors beside the old ones before switching. NULL until the chunk is embedded: its
-    # words are searchable as soon as the source is read (ingest/services.py).
+    # words are searchable as soon as the source is read (ingest/services/pipeline.py).
     embedding = VectorField(null=True)
     embedding_model = models.CharField(max_length=200)
     # to_tsvector(source.search_config, text), written with the chunks. A plain column, not a

@@ -3,10 +3,15 @@
 A model server that is down, overloaded or rate-limiting (after the openai client's own
 quick retries) is worth trying again minutes later, and so is a database that went away
 (ops/database.py); anything else (a bad file, a refused key, no credit) would fail the same
-way again, so it fails the job at once.
+way again, so it fails the job at once. `run_background_work` is the same rule for the row
+the job works on (ops/background_work.py): queued again, or failed with the reason.
 """
 
 from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from procrastinate import BaseRetryStrategy, RetryDecision
@@ -14,6 +19,12 @@ from procrastinate.jobs import Job
 
 from ops.database import is_lost_database
 from providers.errors import ProviderError
+from texts import Text, message_of
+
+if TYPE_CHECKING:
+    from ops.background_work import BackgroundWork
+
+logger = logging.getLogger(__name__)
 
 # Waits never grow beyond an hour, however many attempts are allowed.
 MAX_WAIT_SECONDS = 3600
@@ -48,3 +59,39 @@ def is_transient(exception: BaseException) -> bool:
 
 
 TRANSIENT_RETRY = TransientErrorRetry()
+
+
+def run_background_work(
+    work: BackgroundWork,
+    run: Callable[[], object],
+    *,
+    raise_transient: bool,
+    failures: tuple[type[Exception], ...],
+    unexpected: Callable[[str], Text],
+    fail: Callable[[Text | str], None] | None = None,
+) -> bool:
+    """Run `run` for `work`; True when it finished, False when it failed the work.
+
+    A ProviderError or one of `failures` (a source that cannot be read, say) fails the work
+    with its message; any other exception with `unexpected(…)` around its type and text,
+    logged with its traceback. With `raise_transient` (the job has attempts left), a
+    transient provider error queues the work again and is raised, and a lost database is
+    raised as it is, for the job to run again later. `fail` replaces `work.fail`.
+    """
+    give_up = fail or work.fail
+    expected: tuple[type[Exception], ...] = (*failures, ProviderError)
+    try:
+        run()
+    except expected as exc:
+        if raise_transient and isinstance(exc, ProviderError) and exc.transient:
+            work.queue_again(message_of(exc))
+            raise
+        give_up(message_of(exc))
+        return False
+    except Exception as exc:
+        if raise_transient and is_lost_database(exc):
+            raise  # the job runs again once the database is back (ops/database.py)
+        logger.exception("%s %s failed", work._meta.verbose_name, work.pk)
+        give_up(unexpected(f"{type(exc).__name__}: {exc}"))
+        return False
+    return True

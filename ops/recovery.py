@@ -14,7 +14,7 @@ transaction on Django's connection:
 - a re-embed under way with no live job is queued again the same way (it resumes).
 
 A job is live when it waits ("todo") or runs on a worker whose heartbeat is recent; only
-then is a source "already being processed" (ingest/services.py `reprocess_source`).
+then is a source "already being processed" (ingest/services/reprocessing.py).
 """
 
 from __future__ import annotations
@@ -27,14 +27,15 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Model, Q, QuerySet
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 from procrastinate import exceptions, manager, sql
 from procrastinate.contrib.django import app
 from procrastinate.contrib.django.django_connector import DjangoConnector
 from procrastinate.contrib.django.models import ProcrastinateJob
 
-from texts import Text, assign
+from ops.background_work import BackgroundWork
+from texts import Text
 
 logger = logging.getLogger(__name__)
 
@@ -212,7 +213,7 @@ def _settle_unfinished(
         args.get(work.argument) for args in live_jobs(work.task_name).values_list("args", flat=True)
     }
     # A source read and searchable by its words whose embedding stopped with its job is
-    # unfinished too (ingest/services.py); the other kinds of work have no such stage.
+    # unfinished too (ingest/services/pipeline.py); the other kinds of work have no such stage.
     still_embedding = Q(status=model.Status.READY, stage="embedding")
     pending = Q(status__in=unfinished) | still_embedding
     candidates = model.objects.filter(pending).exclude(pk__in=held)
@@ -254,18 +255,14 @@ def _queue_again_or_reason(work: Work, object_id: int, gave_up: str) -> Text | N
     return None
 
 
-def _fail(row: Model, reason: Text) -> None:
-    from library.models import Chunk, Source
+def _fail(row: BackgroundWork, reason: Text) -> None:
+    from library.models import Source
 
-    if isinstance(row, Source) and row.status == Source.Status.READY:
+    if isinstance(row, Source):
         # Failed while being embedded: no chunk of a failed source stays half embedded.
-        Chunk.objects.filter(source=row).delete()
-        row.chunk_count = 0
-        row.save(update_fields=["chunk_count"])
-    row.status = row.Status.FAILED  # type: ignore[attr-defined]
-    error = assign(row, "error", reason)
-    row.stage = row.Stage.NONE  # type: ignore[attr-defined]
-    row.save(update_fields=["status", *error, "stage", "updated_at"])
+        row.fail(reason, read=row.status == Source.Status.READY)
+    else:
+        row.fail(reason)
 
 
 def _settle_reembed(recovered: Recovered) -> None:

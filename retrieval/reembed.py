@@ -16,7 +16,7 @@ empty, and filled by the switch's UPDATE: that makes the switch transaction long
 inserts per chunk; searches go on meanwhile, chunk writers wait), but the first search
 after it finds the indexes in place. The old model's are dropped after it.
 
-Chunks written while the switch is under way (ingest/services.py) get both models'
+Chunks written while the switch is under way (ingest/services/embedding.py) get both models'
 vectors. Writers hold a share lock on the state row while they write and the switch takes
 it exclusively, then checks that no chunk lacks the new vector: none can slip through.
 """

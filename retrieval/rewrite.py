@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.contrib.auth.models import User
 
-from generation.extractive import _terms
+from library.words import terms
 from providers.chat import chat, chat_available
 from providers.errors import ProviderError
 
@@ -134,8 +134,8 @@ def derailed(query: str, *, question: str, turns: Sequence[tuple[str, str]]) -> 
         len(pieces) / 2
     ):
         return "looks like an identifier, not a question"
-    said = set(_terms(question)).union(*(_terms(text) for _, text in turns))
-    if not set(_terms(query)) & said:
+    said = set(terms(question)).union(*(terms(text) for _, text in turns))
+    if not set(terms(query)) & said:
         return "shares no content word with the conversation"
     return None
 

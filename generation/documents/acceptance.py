@@ -23,8 +23,8 @@ from generation.citations import (
     claim_spans,
 )
 from generation.documents.structured import InvalidOutput
-from generation.extractive import _terms
 from generation.verification import best_support
+from library.words import terms
 
 # A document is rejected when more than this share of its claims has no supporting passage.
 MOST_UNSUPPORTED = 0.5
@@ -140,7 +140,7 @@ def _best(claims: list[str], passages: list[str]) -> tuple[int, bool]:
     """The passage number that best supports one of `claims`, and whether it does."""
     best, score, supported = 0, -1.0, False
     for claim in claims:
-        if not _terms(claim):
+        if not terms(claim):
             continue
         for number, passage in enumerate(passages, start=1):
             support = best_support(claim, passage)
@@ -216,7 +216,7 @@ def _accept_prose(data: dict[str, Any], name: str, passages: list[str]) -> Accep
         if opening:  # the markers opening a sentence belong to the one before it
             start += opening.end()
             sentence = sentence[opening.end() :]
-        if not _terms(MARKER_RE.sub("", sentence)):
+        if not terms(MARKER_RE.sub("", sentence)):
             continue
         accepted.claims += 1
         where = f"sentence {accepted.claims} {_quoted(sentence)}"

@@ -11,9 +11,8 @@ from collections import Counter
 from dataclasses import dataclass
 
 from generation.documents.inputs import Inputs
-from generation.extractive import split_sentences
-from generation.summaries import _content_terms
 from library.models import Source
+from library.words import content_terms, split_sentences
 
 MAX_SENTENCE_CHARS = 400
 
@@ -56,7 +55,7 @@ def source_sentences(inputs: Inputs, source: Source) -> list[Quote]:
             # with a fragment, and short ones say little alone.
             if sentence in seen or not is_complete(sentence):
                 continue
-            if len(_content_terms(sentence)) < 3:
+            if len(content_terms(sentence)) < 3:
                 continue
             seen.add(sentence)
             quotes.append(Quote(text=sentence, passage=number, source=source))
@@ -65,8 +64,8 @@ def source_sentences(inputs: Inputs, source: Source) -> list[Quote]:
 
 def key_sentences(quotes: list[Quote], limit: int) -> list[Quote]:
     """The `limit` sentences that hold most of the words these sentences use most often,
-    in their order (as generation/summaries.py picks a summary's sentences)."""
-    terms = [_content_terms(quote.text) for quote in quotes]
+    in their order (as ingest/summaries.py picks a summary's sentences)."""
+    terms = [content_terms(quote.text) for quote in quotes]
     counts = Counter(term for sentence in terms for term in set(sentence))
     frequent = {term: count for term, count in counts.most_common(30) if count > 1}
 

@@ -12,13 +12,17 @@ from django.utils.translation import gettext_lazy as _
 
 from library.models import Source
 from notebooks.models import CitedPassage, Notebook
+from ops.background_work import BackgroundWork
 
 
 def audio_upload_path(document: GeneratedDocument, filename: str) -> str:
     return f"generated/{document.owner_id}/{document.pk}/{filename}"
 
 
-class GeneratedDocument(models.Model):
+class GeneratedDocument(BackgroundWork):
+    """A document made by a worker from a notebook's sources (status, stage, progress, error:
+    ops/background_work.py), then indexed as a source of its own."""
+
     class Kind(models.TextChoices):
         REPORT = "report", _("Report")
         QUIZ = "quiz", _("Quiz")
@@ -27,12 +31,6 @@ class GeneratedDocument(models.Model):
         INFOGRAPHIC = "infographic", _("Infographic")
         AUDIO = "audio", _("Audio overview")
         FLASHCARDS = "flashcards", _("Flashcards")
-
-    class Status(models.TextChoices):
-        QUEUED = "queued", _("queued")
-        PROCESSING = "processing", _("processing")
-        READY = "ready", _("ready")
-        FAILED = "failed", _("failed")
 
     class Stage(models.TextChoices):
         NONE = "", _("None")
@@ -63,13 +61,7 @@ class GeneratedDocument(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="generated_documents"
     )
     kind = models.CharField(max_length=20, choices=Kind.choices)
-    status = models.CharField(max_length=20, choices=Status.choices, default=Status.QUEUED)
     stage = models.CharField(max_length=20, choices=Stage.choices, blank=True)
-    progress_done = models.PositiveIntegerField(default=0)
-    progress_total = models.PositiveIntegerField(default=0)
-    error = models.TextField(blank=True)
-    # Its msgid and parameters, for the reader's language (texts/__init__.py).
-    error_i18n = models.JSONField(null=True, blank=True, editable=False)
     mode = models.CharField(max_length=20, choices=Mode.choices, blank=True)
     # "" until made: then the language it was written in (the user's pick, else the sources').
     language = models.CharField(max_length=8, blank=True)
@@ -99,17 +91,12 @@ class GeneratedDocument(models.Model):
         Source, null=True, blank=True, on_delete=models.SET_NULL, related_name="generated_from"
     )
     created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:
         return self.title or f"{self.get_kind_display()} #{self.pk}"
-
-    @property
-    def is_finished(self) -> bool:
-        return self.status in {self.Status.READY, self.Status.FAILED}
 
     @property
     def data(self) -> dict[str, Any]:

@@ -11,10 +11,9 @@ from collections import Counter
 from dataclasses import dataclass
 
 from generation.documents.inputs import Inputs
-from generation.extractive import split_sentences
-from generation.summaries import _content_terms
 from ingest.structure import strip_number
 from library.models import Chunk, Source
+from library.words import content_terms, split_sentences
 from retrieval.search import Hit
 
 # A wrapped line fills most of the text's width; a shorter one ends its paragraph (or is a
@@ -248,7 +247,7 @@ def central(
     from generation.documents.definitions import definition_of
 
     def terms(sentence: Sentence) -> set[str]:
-        return set(_content_terms(sentence.text))
+        return set(content_terms(sentence.text))
 
     part_counts: Counter[str] = Counter()
     for part in among:

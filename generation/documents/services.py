@@ -36,9 +36,8 @@ from library.languages import detect_language
 from library.models import Source
 from notebooks.models import Notebook, NotebookSource
 from ops import recovery
-from ops.database import is_lost_database
+from ops.jobs import run_background_work
 from providers.chat import chat_available
-from providers.errors import ProviderError
 from providers.tokens import estimate_tokens
 from texts import Text, assign, message_of
 
@@ -156,40 +155,28 @@ def generate_document(*, document_id: int, raise_transient: bool = False) -> Gen
         # A job run twice (a stalled worker's job retried) finds the document made.
         already_made = document.status == GeneratedDocument.Status.READY
         if not already_made:
-            document.status = GeneratedDocument.Status.PROCESSING
-            document.error = ""
-            document.stage = GeneratedDocument.Stage.GATHERING
-            document.progress_done = document.progress_total = 0
-            document.save()
+            document.start(GeneratedDocument.Stage.GATHERING)
     if already_made:
         if document.stage:  # made, but the worker died while indexing it
             _index(document)
         return document
     if not has_credit(document.owner):
-        _fail(document, credit_spent_text())
+        document.fail(credit_spent_text())
         return document
-    try:
+
+    def make() -> None:
         with usage_for(notebook_id=document.notebook_id):
             _make(document)
-    except (GenerationFailed, ProviderError) as exc:
-        if raise_transient and isinstance(exc, ProviderError) and exc.transient:
-            _queue_again(document, message_of(exc))
-            raise
-        _fail(document, message_of(exc))
-        return document
-    except Exception as exc:
-        if raise_transient and is_lost_database(exc):
-            raise  # the job runs again once the database is back (ops/database.py)
-        logger.exception("generating document %s failed", document.pk)
-        _fail(
-            document,
-            Text(
-                "Generating failed unexpectedly (%(error)s).",
-                error=f"{type(exc).__name__}: {exc}",
-            ),
-        )
-        return document
-    _index(document)
+
+    made = run_background_work(
+        document,
+        make,
+        raise_transient=raise_transient,
+        failures=(GenerationFailed,),
+        unexpected=lambda error: Text("Generating failed unexpectedly (%(error)s).", error=error),
+    )
+    if made:
+        _index(document)
     return document
 
 
@@ -204,7 +191,7 @@ def _make(document: GeneratedDocument) -> None:
     )
     language = document.requested_language or inputs.language
     notebook_title = document.notebook.title
-    _progress(document, stage=GeneratedDocument.Stage.WRITING)
+    document.report_progress(stage=GeneratedDocument.Stage.WRITING)
     if chat_available():
         accepted, model = _written(document, kind, inputs, language, deadline)
         mode = GeneratedDocument.Mode.LLM
@@ -297,7 +284,7 @@ def _written(
         )
 
     def report(done: int, total: int) -> None:
-        _progress(document, stage=GeneratedDocument.Stage.CONDENSING, done=done, total=total)
+        document.report_progress(stage=GeneratedDocument.Stage.CONDENSING, done=done, total=total)
 
     material = fit_material(
         material_blocks(inputs),
@@ -307,7 +294,7 @@ def _written(
         on_progress=report,
         deadline=deadline,
     )
-    _progress(document, stage=GeneratedDocument.Stage.WRITING)
+    document.report_progress(stage=GeneratedDocument.Stage.WRITING)
     passages = [hit.chunk.text for hit in inputs.hits]
 
     def take(data: dict[str, Any]) -> Accepted:
@@ -341,7 +328,7 @@ def _speak(
     with its message (synthesize_dialogue says what to configure)."""
     from generation.speech import synthesize_dialogue
 
-    _progress(document, stage=GeneratedDocument.Stage.SPEAKING)
+    document.report_progress(stage=GeneratedDocument.Stage.SPEAKING)
     turns = [(turn["speaker"], strip_markers(turn["text"])) for turn in data["turns"]]
     try:
         spoken = synthesize_dialogue(
@@ -394,30 +381,6 @@ def _index(document: GeneratedDocument) -> None:
     finally:
         GeneratedDocument.objects.filter(pk=document.pk).update(stage=GeneratedDocument.Stage.NONE)
         document.stage = GeneratedDocument.Stage.NONE
-
-
-def _progress(document: GeneratedDocument, *, stage: str, done: int = 0, total: int = 0) -> None:
-    """A short UPDATE of its own, committed at once, so the page shows it meanwhile."""
-    GeneratedDocument.objects.filter(pk=document.pk).update(
-        stage=stage, progress_done=done, progress_total=total
-    )
-    document.stage, document.progress_done, document.progress_total = stage, done, total
-
-
-def _queue_again(document: GeneratedDocument, message: Text | str) -> None:
-    document.status = GeneratedDocument.Status.QUEUED
-    error = assign(
-        document, "error", Text("%(message)s Loupe will try again shortly.", message=message)
-    )
-    document.stage = GeneratedDocument.Stage.NONE
-    document.save(update_fields=["status", *error, "stage", "updated_at"])
-
-
-def _fail(document: GeneratedDocument, message: Text | str) -> None:
-    document.status = GeneratedDocument.Status.FAILED
-    error = assign(document, "error", message)
-    document.stage = GeneratedDocument.Stage.NONE
-    document.save(update_fields=["status", *error, "stage", "updated_at"])
 
 
 def _kind_name(document: GeneratedDocument) -> Text:

@@ -59,14 +59,6 @@ def test_without_a_shared_word_the_best_passage_opening_is_quoted():
     )
 
 
-def test_lines_broken_inside_a_sentence_are_joined():
-    assert extractive.split_sentences("A heron\nwaits here. Then\nit flies.\n\nNew part") == [
-        "A heron waits here.",
-        "Then it flies.",
-        "New part",
-    ]
-
-
 @pytest.mark.local_models
 def test_without_a_model_server_the_answer_is_extractive_and_quotes_the_source(
     settings, owner, notebook, add_ready_source

@@ -24,8 +24,8 @@ import pytest
 
 from generation.answering import answer_question
 from generation.citations import claim_spans, has_marker, unsupported_sentences
-from generation.extractive import _terms
 from ingest.tests.data import SHARED_DATA
+from library.words import terms
 from notebooks.models import Message
 
 MANUAL_QA = SHARED_DATA / "manual-qa"
@@ -123,7 +123,7 @@ def test_every_sentence_of_a_real_small_models_answers_is_cited_or_flagged(
             if not has_marker(sentence, len(citations))
             and not (following.startswith("[") and has_marker(following[:8], len(citations)))
             and sentence not in unsupported
-            and _terms(sentence)
+            and terms(sentence)
         ]
         attributed = [citation.n for citation in citations if hasattr(citation, "attribution")]
         report.append(

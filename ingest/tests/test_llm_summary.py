@@ -1,8 +1,8 @@
 from django.core.files.base import ContentFile
 
 from billing.models import Usage
-from generation.summaries import HEAD_WORDS
 from ingest.services import add_source, process_source
+from ingest.summaries import HEAD_WORDS
 from ingest.tests.summaries import DOCUMENT
 from library.models import Source
 

@@ -6,7 +6,6 @@ from django.core.files.base import ContentFile
 from django.urls import reverse
 from PIL import Image
 
-from ingest import services
 from ingest.services import add_source, process_source
 from ingest.tests.data import PDFS
 from ingest.tests.pictures import scanned_pdf
@@ -18,14 +17,14 @@ FOUR_PAGES = PDFS / "sample-files/pdflatex-4-pages.pdf"
 def record_readers(monkeypatch) -> list[tuple[str, str]]:
     """(stage, reader) as the row reads right after every progress write."""
     seen: list[tuple[str, str]] = []
-    write = services._report_progress
+    write = Source.report_progress
 
     def recording(source, **progress):
         write(source, **progress)
         row = Source.objects.get(pk=source.pk)
         seen.append((row.stage, row.reader))
 
-    monkeypatch.setattr(services, "_report_progress", recording)
+    monkeypatch.setattr(Source, "report_progress", recording)
     return seen
 
 

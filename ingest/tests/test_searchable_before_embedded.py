@@ -8,8 +8,7 @@ from django.core.files.base import ContentFile
 from django.urls import reverse
 from procrastinate.contrib.django.models import ProcrastinateJob
 
-from ingest import services
-from ingest.services import add_source, process_source
+from ingest.services import add_source, embedding, process_source
 from ingest.worker import drain_queue
 from library.models import Chunk, Source
 from providers import embeddings
@@ -150,8 +149,8 @@ def test_a_batch_that_takes_long_makes_the_next_smaller(
     settings.INGEST_EMBED_CHUNKS, settings.EMBEDDING_BATCH_SIZE = 8, 64
     # Every batch counts as slow (past SLOW_BATCH_SECONDS, however fast): the next one is as
     # small as it gets.
-    monkeypatch.setattr(services, "FAST_BATCH_SECONDS", -1.0)
-    monkeypatch.setattr(services, "SLOW_BATCH_SECONDS", -1.0)
+    monkeypatch.setattr(embedding, "FAST_BATCH_SECONDS", -1.0)
+    monkeypatch.setattr(embedding, "SLOW_BATCH_SECONDS", -1.0)
     long = add(notebook, words("long", 400), "long.txt")
 
     process_source(source_id=long.pk)
@@ -165,8 +164,8 @@ def test_the_next_job_starts_with_the_batch_size_the_last_one_reached(
 ):
     settings.CHUNK_TOKENS, settings.CHUNK_OVERLAP_TOKENS = 20, 0
     settings.INGEST_EMBED_CHUNKS, settings.EMBEDDING_BATCH_SIZE = 8, 64
-    monkeypatch.setattr(services, "FAST_BATCH_SECONDS", -1.0)
-    monkeypatch.setattr(services, "SLOW_BATCH_SECONDS", -1.0)
+    monkeypatch.setattr(embedding, "FAST_BATCH_SECONDS", -1.0)
+    monkeypatch.setattr(embedding, "SLOW_BATCH_SECONDS", -1.0)
     first = add(notebook, words("first", 300), "first.txt")
     process_source(source_id=first.pk)  # 8 chunks, then one at a time
     before = len(fake_openai.embedding_requests)
@@ -183,7 +182,7 @@ def test_a_batch_that_was_not_full_does_not_grow_the_next(
 ):
     settings.CHUNK_TOKENS, settings.CHUNK_OVERLAP_TOKENS = 20, 0
     settings.INGEST_EMBED_CHUNKS, settings.EMBEDDING_BATCH_SIZE = 8, 64
-    monkeypatch.setattr(services, "FAST_BATCH_SECONDS", 1000.0)  # every batch counts as fast
+    monkeypatch.setattr(embedding, "FAST_BATCH_SECONDS", 1000.0)  # every batch counts as fast
     small = add(notebook, OTTERS, "otters.txt")
     process_source(source_id=small.pk)  # one chunk: fast, but says nothing of eight
     before = len(fake_openai.embedding_requests)

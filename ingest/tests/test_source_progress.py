@@ -2,9 +2,8 @@
 
 from django.core.files.base import ContentFile
 
-from ingest import services
 from ingest.loaders import load_passages
-from ingest.services import add_source, add_url, process_source
+from ingest.services import add_source, add_url, process_source, web_pages
 from ingest.tests.data import PDFS
 from library.models import Source
 
@@ -14,14 +13,14 @@ FOUR_PAGES = PDFS / "sample-files/pdflatex-4-pages.pdf"
 def record_progress(monkeypatch) -> list[tuple[str, int, int]]:
     """Every progress write, as the row reads right after it: (stage, done, total)."""
     seen: list[tuple[str, int, int]] = []
-    write = services._report_progress
+    write = Source.report_progress
 
     def recording(source, **progress):
         write(source, **progress)
         row = Source.objects.get(pk=source.pk)
         seen.append((row.stage, row.progress_done, row.progress_total))
 
-    monkeypatch.setattr(services, "_report_progress", recording)
+    monkeypatch.setattr(Source, "report_progress", recording)
     return seen
 
 
@@ -100,14 +99,14 @@ def test_a_pdf_from_the_web_is_fetched_then_read_page_by_page(
     fake_openai, owner, notebook, monkeypatch, web, loopback_allowed
 ):
     seen = record_progress(monkeypatch)
-    fetch = services.fetch
+    fetch = web_pages.fetch
     stage_while_fetching = []
 
     def watched_fetch(url):
         stage_while_fetching.append(Source.objects.get(url=url).stage)
         return fetch(url)
 
-    monkeypatch.setattr(services, "fetch", watched_fetch)
+    monkeypatch.setattr(web_pages, "fetch", watched_fetch)
     source = add_url(owner=owner, notebook=notebook, url=f"{web.base}/report").source
 
     process_source(source_id=source.pk)

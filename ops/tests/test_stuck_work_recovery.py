@@ -198,15 +198,13 @@ def test_a_reembed_under_way_without_a_job_is_queued_again(fake_openai, notebook
 def test_a_run_that_lost_the_race_to_another_does_not_fail_the_source_it_made_ready(
     fake_openai, notebook, add_ready_source
 ):
-    from ingest.services import _fail
-
     ready = add_ready_source(notebook, b"Herons nest in colonies. " * 20, "nest.txt")
     # The overlapping run holds its stale copy, still "processing", and meets the unique
     # ordinals of the chunks the other run wrote.
     stale = Source.objects.get(pk=ready.pk)
     stale.status = Source.Status.PROCESSING
 
-    _fail(stale, "Processing failed unexpectedly (IntegrityError: chunk_unique_ordinal).")
+    stale.fail("Processing failed unexpectedly (IntegrityError: chunk_unique_ordinal).")
 
     assert Source.objects.get(pk=ready.pk).status == Source.Status.READY
     assert stale.status == Source.Status.READY

@@ -14,9 +14,9 @@ from django.utils.translation import gettext as _
 from generation.documents.extract import Quote, _sentences, is_complete, key_sentences
 from generation.documents.inputs import Inputs
 from generation.documents.kinds.mindmap import _short as section_label
-from generation.summaries import _content_terms
 from ingest.structure import strip_number
 from library.models import Chunk, Source
+from library.words import content_terms
 
 FOCUS = "main findings, surprising facts and open questions worth discussing"
 
@@ -212,7 +212,7 @@ def sections_of(
                 sentence = _without_heading(" ".join(sentence.split()), headings)
                 if sentence in seen or not is_complete(sentence) or not _speakable(sentence):
                     continue
-                if len(_content_terms(sentence)) < 4:
+                if len(content_terms(sentence)) < 4:
                     continue
                 seen.add(sentence)
                 quotes.append(Quote(text=sentence, passage=0, source=source))

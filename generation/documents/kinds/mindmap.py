@@ -9,9 +9,9 @@ from typing import Any
 from generation.documents.extract import key_sentences, source_sentences
 from generation.documents.inputs import Inputs
 from generation.documents.structured import InvalidOutput
-from generation.summaries import _content_terms
 from ingest.structure import strip_number
 from library.models import Chunk, Source
+from library.words import content_terms
 
 FOCUS = "main topics, themes, concepts and how they relate"
 MAX_DEPTH = 4
@@ -93,7 +93,7 @@ def _key_phrases(quotes: list[str], limit: int) -> list[str]:
     forms: dict[str, Counter[str]] = {}
     for sentence in quotes:
         for word in re.findall(r"\w+", sentence):
-            terms = _content_terms(word)
+            terms = content_terms(word)
             if not terms or len(word) < 4 or word.isdigit():
                 continue
             stems[terms[0]] += 1

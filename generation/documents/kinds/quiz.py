@@ -23,7 +23,7 @@ from generation.documents.reading import (
     stands_alone,
 )
 from generation.documents.structured import InvalidOutput
-from generation.summaries import _content_terms
+from library.words import content_terms
 
 FOCUS = "key facts, definitions, figures and conclusions worth remembering"
 QUESTIONS = 8
@@ -110,8 +110,8 @@ def _normal(text: str) -> str:
 def short_answer_matches(expected: str, response: str) -> bool:
     if _normal(expected) == _normal(response):
         return True
-    wanted = set(_content_terms(expected)) or set(_normal(expected).split())
-    given = set(_content_terms(response)) | set(_normal(response).split())
+    wanted = set(content_terms(expected)) or set(_normal(expected).split())
+    given = set(content_terms(response)) | set(_normal(response).split())
     return bool(wanted) and len(wanted & given) / len(wanted) >= SHORT_ANSWER_SHARE
 
 

@@ -144,7 +144,7 @@ class Command(BaseCommand):
             )
 
         # A web page whose bytes the owner already had is replaced by that source, which
-        # keeps the page's address (ingest.services._link_instead).
+        # keeps the page's address (ingest.services.pipeline._link_instead).
         for source_id, url in urls.items():
             if Source.objects.filter(pk=source_id).exists():
                 continue

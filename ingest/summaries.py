@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.contrib.auth.models import User
 
-from generation.extractive import STEM_CHARS, STOPWORDS, WORD_RE, split_sentences
+from library.words import WORD_RE, content_terms, head, split_sentences
 from providers.chat import chat, chat_available
 from providers.errors import ProviderError
 
@@ -38,24 +38,6 @@ class Summary:
     mode: str  # Source.SummaryMode: "llm" or "extractive"
 
 
-def head(passages: list[str], *, words: int = HEAD_WORDS) -> str:
-    """The text of the passages, in order, up to the end of the `words`-th word."""
-    pieces: list[str] = []
-    left = words
-    for passage in passages:
-        matches = list(WORD_RE.finditer(passage))
-        if not matches:
-            continue
-        if len(matches) > left:
-            pieces.append(passage[: matches[left - 1].end()])
-            break
-        pieces.append(passage)
-        left -= len(matches)
-        if not left:
-            break
-    return "\n\n".join(piece.strip() for piece in pieces)
-
-
 def summarize(
     *,
     passages: list[str],
@@ -69,7 +51,7 @@ def summarize(
 
     Raises ProviderError when the chat model fails; the caller decides what that means.
     """
-    text = head(passages)
+    text = head(passages, words=HEAD_WORDS)
     if settings.SOURCE_SUMMARIES == "auto" and chat_available() and not extractive_only:
         return Summary(
             text=_llm_summary(text, title=title, language=language, user=user), mode="llm"
@@ -91,18 +73,13 @@ def _llm_summary(text: str, *, title: str, language: str, user: User | None) -> 
     return summary
 
 
-def _content_terms(sentence: str) -> list[str]:
-    words = (word.lower() for word in WORD_RE.findall(sentence))
-    return [word[:STEM_CHARS] for word in words if word not in STOPWORDS and len(word) > 2]
-
-
 def extractive_summary(text: str) -> str:
     """Up to five of the text's own sentences, in their order, about SUMMARY_WORDS long:
     those that hold most of the words the text uses most often."""
     sentences = split_sentences(text)
     if not sentences:
         return ""
-    terms = [_content_terms(sentence) for sentence in sentences]
+    terms = [content_terms(sentence) for sentence in sentences]
     counts = Counter(term for sentence_terms in terms for term in set(sentence_terms))
     frequent = {term: count for term, count in counts.most_common(FREQUENT_TERMS) if count > 1}
 

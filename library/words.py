@@ -1,0 +1,74 @@
+"""Words, their stems and sentences, as every part of Loupe that weighs text counts them.
+
+Ingest (a source's extractive summary), answering (extractive answers, the support check,
+citations), the studio (quizzes, mind maps, audio scripts) and query rewriting all compare
+texts by the same terms, so that a word one of them finds is a word the others find too.
+"""
+
+from __future__ import annotations
+
+import re
+
+WORD_RE = re.compile(r"\w+")
+SENTENCE_END_RE = re.compile(r"(?<=[.!?…])\s+(?=[\"'“„(\[]?[\w])|\n\s*\n")
+# Very common words carry no meaning for matching (English and German).
+# fmt: off
+STOPWORDS = frozenset((
+        "a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "could", "did",
+        "do", "does", "for", "from", "had", "has", "have", "how", "i", "if", "in", "into", "is",
+        "it", "its", "may", "more", "most", "no", "not", "of", "on", "or", "our", "so", "such",
+        "than", "that", "the", "their", "them", "then", "there", "these", "they", "this",
+        "those", "to", "was", "we", "were", "what", "when", "where", "which", "who", "whom",
+        "why", "will", "with", "would", "you", "your", "der", "die", "das", "den", "dem", "des",
+        "ein", "eine", "einer", "eines", "einem", "einen", "und", "oder", "aber", "ist", "sind",
+        "war", "waren", "wird", "werden", "wurde", "wurden", "hat", "haben", "hatte", "im",
+        "ins", "am", "auf", "aus", "bei", "mit", "nach", "von", "vor", "zu", "zum", "zur", "für",
+        "über", "unter", "um", "wie", "wer", "wo", "wann", "warum", "welche", "welcher",
+        "welches", "es", "er", "sie", "wir", "ihr", "ich", "du", "nicht", "kein", "keine",
+        "auch", "noch", "nur", "sich", "dass", "als",
+))
+# fmt: on
+STEM_CHARS = 5  # compare word beginnings so "vaccines" meets "vaccine", "Impfung" "Impfungen"
+
+
+def terms(text: str) -> list[str]:
+    """The stems of the text's words that are not stopwords, in order (a question's or a
+    claim's terms: two letters are enough, "IP" and "5G" count)."""
+    words = (word.lower() for word in WORD_RE.findall(text))
+    return [word[:STEM_CHARS] for word in words if word not in STOPWORDS and len(word) > 1]
+
+
+def content_terms(text: str) -> list[str]:
+    """The stems of the text's words that say what it is about: no stopwords, nothing
+    shorter than three letters (a summary's or a quiz answer's terms)."""
+    words = (word.lower() for word in WORD_RE.findall(text))
+    return [word[:STEM_CHARS] for word in words if word not in STOPWORDS and len(word) > 2]
+
+
+def split_sentences(text: str) -> list[str]:
+    """The text's sentences, lines broken inside a sentence joined; a blank line ends one."""
+    # Lines are stripped first, in linear time: the regex this replaces,
+    # [ \t]*\n[ \t]*(?!\n), rescanned a run of spaces from each of its characters, and a
+    # file padded with a megabyte of them took minutes.
+    stripped = "\n".join(line.strip(" \t") for line in text.split("\n"))
+    flat = re.sub(r"\n(?!\n)", " ", stripped)
+    pieces = (piece.strip() for piece in SENTENCE_END_RE.split(flat))
+    return [piece for piece in pieces if piece and WORD_RE.search(piece)]
+
+
+def head(passages: list[str], *, words: int) -> str:
+    """The text of the passages, in order, up to the end of the `words`-th word."""
+    pieces: list[str] = []
+    left = words
+    for passage in passages:
+        matches = list(WORD_RE.finditer(passage))
+        if not matches:
+            continue
+        if len(matches) > left:
+            pieces.append(passage[: matches[left - 1].end()])
+            break
+        pieces.append(passage)
+        left -= len(matches)
+        if not left:
+            break
+    return "\n\n".join(piece.strip() for piece in pieces)
