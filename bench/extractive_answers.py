@@ -73,14 +73,25 @@ def _read_answers(rows: list[dict[str, Any]], notebooks: dict[str, Any]) -> dict
     from generation.answering import extractive_passages
     from generation.citations import map_markers
     from library.words import terms
-    from retrieval.services import retrieve
+    from retrieval.closeness import part_closeness
+    from retrieval.services import retrieve_assessed
 
     totals = {"questions": 0, "cited": 0, "holds_quote": 0}
     for row in rows:
         notebook = notebooks[row["doc"]]
-        hits = retrieve(user=notebook.owner, notebook=notebook, question=row["question"])
+        retrieved = retrieve_assessed(
+            user=notebook.owner, notebook=notebook, question=row["question"], assess=False
+        )
+        hits = retrieved.hits
+        closeness = part_closeness(
+            hits=hits, query_vector=retrieved.query_vector, model=retrieved.model
+        )
         gold = {row["page"], *row.get("also_answered_on", [])}
-        text = extractive.answer(row["question"], extractive_passages(hits)) if hits else ""
+        text = (
+            extractive.answer(row["question"], extractive_passages(hits, closeness=closeness))
+            if hits
+            else ""
+        )
         mapped = map_markers(text, len(hits))
         cited = [hits[number - 1].chunk.page for number in mapped.order]
         quote_terms = set(terms(row["quote"]))

@@ -21,6 +21,7 @@ from library.models import Source
 from notebooks.models import Citation, Conversation, Message, Notebook
 from providers.chat import chat, chat_available, chat_stream
 from providers.tokens import estimate_tokens
+from retrieval.closeness import part_closeness
 from retrieval.rewrite import standalone_query
 from retrieval.search import CAPPED_KINDS, Hit
 from retrieval.services import retrieve_assessed
@@ -288,7 +289,7 @@ def _prepare(
     # about one source has no floor either (retrieval/services.py): a word's rarity within
     # one document says little, and the asker chose that document.
     judged = source is None and not (history and chat_available())
-    hits, coverage = retrieve_assessed(
+    retrieved = retrieve_assessed(
         user=user,
         notebook=notebook,
         question=query,
@@ -296,6 +297,7 @@ def _prepare(
         sources=chosen_sources,
         assess=judged,
     )
+    hits, coverage = retrieved.hits, retrieved.coverage
     if hits and coverage is not None and not coverage.covered:
         # The passages are kept with the answer (not cited): `evaluate --pages` scores them.
         logger.info(
@@ -309,8 +311,13 @@ def _prepare(
     if not chat_available():
         if not hits:
             return answered(_(prompts.NO_MATCH_REPLY), Message.Mode.REFUSAL, [], [])
+        closeness = part_closeness(
+            hits=hits, query_vector=retrieved.query_vector, model=retrieved.model
+        )
         text = extractive.answer(
-            question, extractive_passages(hits), limit=chat_style.extractive_sentences(notebook)
+            question,
+            extractive_passages(hits, closeness=closeness),
+            limit=chat_style.extractive_sentences(notebook),
         )
         mapped = map_markers(text, len(hits))
         return answered(mapped.text, Message.Mode.EXTRACTIVE, hits, mapped.order)
@@ -337,9 +344,12 @@ def _prepare(
     )
 
 
-def extractive_passages(hits: list[Hit]) -> list[extractive.Passage]:
-    """The hits as the extractive answerer reads them: with their section paths and their
-    places in their documents."""
+def extractive_passages(
+    hits: list[Hit], *, closeness: Sequence[tuple[float, ...]] = ()
+) -> list[extractive.Passage]:
+    """The hits as the extractive answerer reads them: with their section paths, their
+    places in their documents and, when given, the question's closeness to each of their
+    parts (retrieval/closeness.py)."""
     return [
         extractive.Passage(
             text=hit.chunk.text,
@@ -348,8 +358,10 @@ def extractive_passages(hits: list[Hit]) -> list[extractive.Passage]:
             page=hit.chunk.page or 0,
             start=hit.chunk.char_start,
             restates=hit.chunk.source.kind in CAPPED_KINDS,
+            closeness=closeness[number] if closeness else (),
+            part_words=settings.RETRIEVAL_WINDOW_WORDS,
         )
-        for hit in hits
+        for number, hit in enumerate(hits)
     ]
 
 

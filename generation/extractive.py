@@ -5,13 +5,14 @@ labelled "extractive" wherever it is shown, so nobody mistakes it for a generate
 
 What it quotes are the passages' units (generation/passage_units.py): sentences, table rows
 and commands, never a heading, a caption or a contents line. A unit is chosen for the
-question words it holds (rarer ones count more), for its passage's rank and for its
-section's title sharing the question's words. A manual's own questions ("How do I …?") are
-not answers, but lend their match to the sentence after them; sentences about the
-document ("This chapter describes …") and the cut-off ends of sentences begun before the
-passage are not quoted. A chosen sentence brings the one before it when it leans on it
-("This …", "Es …"), and a sentence ending in ":" brings the commands or items it
-introduces; the best one also brings the next sentence of its paragraph. Consecutive
+question words it holds (rarer ones count more), for its passage's rank, for its section's
+title sharing the question's words and for how close in meaning the part of the passage it
+sits in is to the question (the search's part vectors, when known). A manual's own
+questions ("How do I …?") are not answers, but lend their match to the sentence after them;
+sentences about the document ("This chapter describes …") and the cut-off ends of sentences
+begun before the passage are not quoted. A chosen sentence brings the one before it when it
+leans on it ("This …", "Es …"), and a sentence ending in ":" brings the commands or items
+it introduces; the best one also brings the next sentence of its paragraph. Consecutive
 chunks share some fifty tokens, so a unit another passage holds whole is quoted once. The
 answer goes by stretch of text (a document's same or adjacent pages), the best first, each
 in reading order, commands on lines of their own.
@@ -40,6 +41,10 @@ SECTION_WEIGHT = 0.6  # for a section title holding all the question's words
 # The search's ranking (fused words and meaning) knows more than cosine similarities, which
 # differ by hundredths: the first passage's units get RANK_WEIGHT, the n-th's 1/n of it.
 RANK_WEIGHT = 0.4
+# For the unit in the passage part closest to the question in meaning (of all the
+# passages' parts; the farthest part's units get 0, scaled in between): the search's
+# embedding knows paraphrases that shared words miss (weights measured: bench/README.md).
+CLOSENESS_WEIGHT = 1.0
 QUESTION_LEND = 0.9  # share of a manual's question's score its answer sentence gets
 # Shorter units are scored as if this many words long: a two-word table header or command
 # holding one question word is not a better answer than a sentence holding three.
@@ -78,6 +83,11 @@ class Passage:
     # A note or generated document made a source: it restates other sources, so where it
     # copies one of their sentences the original is quoted (and cited) instead.
     restates: bool = False
+    # The question's similarity to each consecutive part of `part_words` words of the
+    # text (the search's windows, retrieval/windows.py), or to the whole text when there is
+    # one value; empty: not known (the units are scored by their words alone).
+    closeness: tuple[float, ...] = ()
+    part_words: int = 80
 
 
 @dataclass(frozen=True)
@@ -85,6 +95,7 @@ class _Candidate:
     unit: Unit
     passage: int  # 0-based index into the passages
     terms: frozenset[str]
+    closeness: float | None = None
 
 
 def _key(text: str) -> str:
@@ -97,18 +108,21 @@ def _candidates(passages: list[Passage]) -> list[_Candidate]:
     copy a better-ranked passage holds as a unit of its own is kept, else the longer one;
     an upload's copy goes before a restating passage's, whatever their ranks."""
     found = [
-        (number, unit, _key(unit.text))
+        (number, unit, _key(unit.text), closeness)
         for number, passage in enumerate(passages)
-        for unit in units(passage.text, section=passage.section, starts_mid_text=passage.start > 0)
+        for unit, closeness in _with_closeness(
+            passage,
+            units(passage.text, section=passage.section, starts_mid_text=passage.start > 0),
+        )
     ]
     texts = [_key(passage.text) for passage in passages]
     keys: list[set[str]] = [set() for _ in passages]
-    for number, _, key in found:
+    for number, _, key, _closeness in found:
         keys[number].add(key)
     order = [(passage.restates, number) for number, passage in enumerate(passages)]
     return [
-        _Candidate(unit, number, frozenset(terms(unit.text)))
-        for number, unit, key in found
+        _Candidate(unit, number, frozenset(terms(unit.text)), closeness)
+        for number, unit, key, closeness in found
         if key
         and not any(
             other != number
@@ -117,6 +131,26 @@ def _candidates(passages: list[Passage]) -> list[_Candidate]:
             for other in range(len(passages))
         )
     ]
+
+
+def _with_closeness(passage: Passage, found: list[Unit]) -> list[tuple[Unit, float | None]]:
+    """Each unit with the closeness of the part of the passage it begins in."""
+    if not passage.closeness:
+        return [(unit, None) for unit in found]
+    if len(passage.closeness) == 1:
+        return [(unit, passage.closeness[0]) for unit in found]
+    words = passage.text.split()
+    result: list[tuple[Unit, float | None]] = []
+    cursor = 0
+    for unit in found:
+        opening = unit.text.split()[:3]
+        for at in range(cursor, len(words)):
+            if words[at : at + len(opening)] == opening:
+                cursor = at
+                break
+        part = min(cursor // passage.part_words, len(passage.closeness) - 1)
+        result.append((unit, passage.closeness[part]))
+    return result
 
 
 def _quotable(candidate: _Candidate, *, about_document: bool = False) -> bool:
@@ -148,14 +182,23 @@ def answer(question: str, passages: list[Passage], *, limit: int = MAX_SENTENCES
         for p in passages
     ]
 
+    known = [c.closeness for c in candidates if c.closeness is not None]
+    low, high = (min(known), max(known)) if known else (0.0, 0.0)
+
     def score(candidate: _Candidate) -> float:
         lexical = sum(idf[term] for term in question_terms & candidate.terms)
         if not lexical:
             return 0.0
+        close = (
+            (candidate.closeness - low) / (high - low)
+            if candidate.closeness is not None and high > low
+            else 0.0
+        )
         return (
             lexical / math.sqrt(max(len(candidate.terms), MIN_SCORED_TERMS) + 4)
             + RANK_WEIGHT / (candidate.passage + 1)
             + SECTION_WEIGHT * section_share[candidate.passage]
+            + CLOSENESS_WEIGHT * close
         )
 
     scores = [score(candidate) for candidate in candidates]

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -31,6 +32,14 @@ def retrieve(
     return hits
 
 
+@dataclass(frozen=True)
+class Retrieved:
+    hits: list[Hit]
+    coverage: Coverage | None  # None: not assessed
+    query_vector: list[float]  # the question's, by `model`
+    model: str
+
+
 def retrieve_assessed(
     *,
     user: User,
@@ -39,15 +48,19 @@ def retrieve_assessed(
     source: Source | None = None,
     sources: Sequence[int] | None = None,
     assess: bool = True,
-) -> tuple[list[Hit], Coverage | None]:
+) -> Retrieved:
     """retrieve, and whether its hits cover the question at all (retrieval/coverage.py; one
-    more statement), unless `assess` is false (None then)."""
+    more statement), unless `assess` is false (coverage None then); with the question's
+    vector, for what else the answer compares with it."""
     hits, vector, model = _retrieve(
         user=user, notebook=notebook, question=question, source=source, sources=sources
     )
-    if not assess:
-        return hits, None
-    return hits, coverage.assess(question=question, hits=hits, query_vector=vector, model=model)
+    judged = (
+        coverage.assess(question=question, hits=hits, query_vector=vector, model=model)
+        if assess
+        else None
+    )
+    return Retrieved(hits=hits, coverage=judged, query_vector=vector, model=model)
 
 
 def _retrieve(

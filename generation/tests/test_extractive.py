@@ -93,3 +93,51 @@ def test_a_sentence_a_note_copies_from_an_upload_is_quoted_from_the_upload():
 
     assert "A sleeper berth costs 120 euros in winter. [2]" in text
     assert "[1]" not in text
+
+
+def test_of_sentences_holding_the_same_question_words_the_one_in_the_closest_part_is_quoted():
+    # Both sentences hold "heron" and "winter" alone; the question's meaning is nearer the
+    # second part of the passage (three words a part), whose sentence answers it.
+    text = "Herons stay in winter. Herons fly south in winter."
+    question = "Where do herons go in winter?"
+    far_then_close = extractive.Passage(text=text, closeness=(0.70, 0.90), part_words=4)
+    close_then_far = extractive.Passage(text=text, closeness=(0.90, 0.70), part_words=4)
+
+    assert extractive.answer(question, [far_then_close], limit=1) == (
+        "Herons fly south in winter. [1]"
+    )
+    assert extractive.answer(question, [close_then_far], limit=1) == "Herons stay in winter. [1]"
+    # Without closeness the first sentence of equal words wins (by position).
+    assert extractive.answer(question, [extractive.Passage(text=text)], limit=1) == (
+        "Herons stay in winter. [1]"
+    )
+
+
+def test_an_offline_answer_reads_the_retrieved_passages_closeness_to_the_question(
+    settings, owner, notebook, add_ready_source, fake_openai, monkeypatch
+):
+    from generation import answering
+
+    settings.CHAT_MODEL = ""  # no chat model: extractive answers
+    settings.RETRIEVAL_WINDOW_WORDS = 4
+    notebook.chat_length = "shorter"  # one sentence
+    notebook.save()
+    add_ready_source(notebook, b"Herons stay in winter. Herons fly south in winter.", "h.txt")
+    asked = []
+
+    def closeness(parts):
+        def read(*, hits, query_vector, model):
+            asked.append((len(hits), len(query_vector), model))
+            return [parts for _ in hits]
+
+        return read
+
+    question = "Where do herons go in winter?"
+    monkeypatch.setattr(answering, "part_closeness", closeness((0.70, 0.90)))
+    second = answer_question(user=owner, notebook=notebook, question=question)
+    monkeypatch.setattr(answering, "part_closeness", closeness((0.90, 0.70)))
+    first = answer_question(user=owner, notebook=notebook, question=question)
+
+    assert second.message.content == "Herons fly south in winter. [1]"
+    assert first.message.content == "Herons stay in winter. [1]"
+    assert asked == [(1, settings.EMBEDDING_DIMENSIONS, settings.EMBEDDING_MODEL)] * 2

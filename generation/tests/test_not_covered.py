@@ -132,13 +132,14 @@ def test_a_follow_up_with_a_chat_model_is_left_to_the_model(fake_openai, owner, 
 def test_coverage_weighs_the_questions_rare_words(fake_openai, owner, notebook, library):
     from retrieval.services import retrieve_assessed
 
-    _, covered = retrieve_assessed(
+    covered = retrieve_assessed(
         user=owner, notebook=notebook, question="When does the night train to Vienna leave?"
-    )
-    _, uncovered = retrieve_assessed(
+    ).coverage
+    uncovered = retrieve_assessed(
         user=owner, notebook=notebook, question="When does the Roman empire fall?"
-    )
+    ).coverage
 
+    assert covered is not None and uncovered is not None
     assert covered.words == 1.0 and covered.covered
     assert uncovered.words < coverage.WORDS_FALLBACK and not uncovered.covered
 
@@ -154,7 +155,8 @@ def test_in_a_large_notebook_word_rarity_is_counted_on_a_sample_of_its_chunks(
         add_ready_source(notebook, text, f"source-{number}.txt")
     monkeypatch.setattr(coverage, "RARITY_SAMPLE", 4)
     question = "When does the night train to Vienna leave?"
-    hits, judged = retrieve_assessed(user=owner, notebook=notebook, question=question)
+    retrieved = retrieve_assessed(user=owner, notebook=notebook, question=question)
+    hits, judged = retrieved.hits, retrieved.coverage
 
     _, counts = coverage.signals(
         question=question,
@@ -163,6 +165,7 @@ def test_in_a_large_notebook_word_rarity_is_counted_on_a_sample_of_its_chunks(
         model=embeddings.active_model(),
     )
     assert {total for _config, _lexeme, total, _df, _in_hits in counts} <= {3, 4}  # of 12
+    assert judged is not None
     assert judged.words == 1.0 and judged.covered  # the hits are counted whole
 
 
