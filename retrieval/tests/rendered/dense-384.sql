@@ -76,7 +76,7 @@ candidates AS (
 -- Everything is held to the floor. The hits'
 -- chunks and sources come with the ranking: a second query to load them cost more than the
 -- columns do here.
-SELECT chosen.id, chosen.similarity, lc."id", lc."source_id", lc."ordinal", lc."page", lc."page_label", lc."section", lc."text", lc."char_start", lc."char_end", lc."embedding_model", ls."id", ls."owner_id", ls."kind", ls."title", ls."filename", ls."sha256", ls."file", ls."url", ls."pdf_capture", ls."reader", ls."reader_i18n", ls."size_bytes", ls."status", ls."error", ls."error_i18n", ls."page_count", ls."chunk_count", ls."language", ls."search_config", ls."stage", ls."progress_done", ls."progress_total", ls."summary", ls."summary_mode", ls."summary_error", ls."summary_error_i18n", ls."public", ls."published_by_id", ls."published_at", ls."created_at", ls."updated_at" FROM (
+SELECT chosen.id, chosen.similarity, lc."id", lc."source_id", lc."ordinal", lc."page", lc."page_label", lc."section", lc."text", lc."char_start", lc."char_end", lc."embedding_model", ls."id", ls."status", ls."progress_done", ls."progress_total", ls."error", ls."error_i18n", ls."updated_at", ls."owner_id", ls."kind", ls."title", ls."filename", ls."sha256", ls."file", ls."url", ls."pdf_capture", ls."reader", ls."reader_i18n", ls."size_bytes", ls."page_count", ls."chunk_count", ls."language", ls."search_config", ls."stage", ls."summary", ls."summary_mode", ls."summary_error", ls."summary_error_i18n", ls."public", ls."published_by_id", ls."published_at", ls."created_at" FROM (
     SELECT id, 1 - distance AS similarity, capped, distance
     FROM candidates
     WHERE 1 - distance >= %(floor)s
