@@ -32,9 +32,9 @@ from generation.documents.services import table_csv as make_table_csv
 from limits.decorators import rate_limited
 from notebooks.models import Notebook
 from notebooks.services import source_choice
-from notebooks.views import HtmxHttpRequest, _get_notebook_for_user, render_citation
 from sharing import access
 from sharing.models import Role
+from web.notebook_pages import HtmxHttpRequest, get_notebook_for_user, render_citation
 
 
 def _get_document(
@@ -42,7 +42,7 @@ def _get_document(
 ) -> tuple[Notebook, GeneratedDocument]:
     """A document of a notebook the user may read; with `manage`, one they may retry or
     delete (they made it, or own the notebook; sharing/access.py)."""
-    notebook = _get_notebook_for_user(request, notebook_id, Role.EDITOR if manage else Role.VIEWER)
+    notebook = get_notebook_for_user(request, notebook_id, Role.EDITOR if manage else Role.VIEWER)
     document = get_object_or_404(
         GeneratedDocument.objects.prefetch_related("citations", "citations__chunk"),
         pk=document_id,
@@ -65,7 +65,7 @@ def _panel(request: HtmxHttpRequest, notebook: Notebook, *, error: str = "") -> 
 @require_GET
 def panel(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
     """The list of documents (htmx polls it while one is being made)."""
-    return _panel(request, _get_notebook_for_user(request, notebook_id))
+    return _panel(request, get_notebook_for_user(request, notebook_id))
 
 
 @login_required
@@ -73,7 +73,7 @@ def panel(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
 @credit_required
 @rate_limited("generate")
 def create(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
-    notebook = _get_notebook_for_user(request, notebook_id, Role.EDITOR)
+    notebook = get_notebook_for_user(request, notebook_id, Role.EDITOR)
     kind = request.POST.get("kind", "")
     # The form always sends the audio options; they mean something for an overview only.
     audio = kind == GeneratedDocument.Kind.AUDIO
