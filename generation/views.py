@@ -31,7 +31,7 @@ from generation.documents.services import (
 from generation.documents.services import table_csv as make_table_csv
 from limits.decorators import rate_limited
 from notebooks.models import Notebook
-from notebooks.services import source_choice
+from retrieval.chosen_sources import source_choice
 from sharing import access
 from sharing.models import Role
 from web.notebook_pages import HtmxHttpRequest, get_notebook_for_user, render_citation

@@ -24,6 +24,7 @@ from billing.decorators import credit_required, credit_spent_response
 from billing.services import CreditSpent
 from generation import chat_style
 from generation.answering import Answer, answer_question, stream_answer
+from ingest.notes import edit_note, make_note_a_source
 from ingest.services import SourceBusy, UploadRejected, add_source, add_url, reprocess_source
 from library.files import local_copy
 from library.models import Chunk, Preferences, Source
@@ -41,19 +42,15 @@ from notebooks.models import (
 from notebooks.page_images import PageNotRendered, render_page_png
 from notebooks.services import (
     NotebookTitleTaken,
-    choose_sources,
     create_note,
     create_notebook,
     delete_note,
-    edit_note,
     make_note_a_note_again,
-    make_note_a_source,
     save_answer_as_note,
-    searched_sources,
-    source_choice,
     unlink_source,
 )
 from providers.errors import ProviderError
+from retrieval.chosen_sources import choose_sources, searched_sources, source_choice
 from sharing import access
 from sharing.models import Membership, Role
 from texts import message_of, translated

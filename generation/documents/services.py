@@ -29,11 +29,12 @@ from generation.documents.inputs import (
     material_blocks,
 )
 from generation.documents.kinds import kind_module
-from generation.documents.markers import cite, strip_markers
+from generation.documents.markers import cite
 from generation.documents.models import DocumentCitation, GeneratedDocument
 from generation.documents.structured import InvalidOutput, generate_json, parse
 from library.languages import detect_language
 from library.models import Source
+from notebooks.markers import strip_markers
 from notebooks.models import Notebook, NotebookSource
 from ops import recovery
 from ops.database import is_lost_database

@@ -29,6 +29,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from django.urls.resolvers import RegexPattern, RoutePattern
 
+from ingest.notes import make_note_a_source
 from ingest.tests.data import PDFS
 from library.models import Chunk, Source
 from notebooks.models import (
@@ -40,7 +41,7 @@ from notebooks.models import (
     NoteCitation,
     UntickedSource,
 )
-from notebooks.services import make_note_a_source, save_answer_as_note
+from notebooks.services import save_answer_as_note
 from notebooks.tests.factories import make_cited_answer, make_source
 
 # Every piece of the owner's data carries this word; no response to anyone else may.

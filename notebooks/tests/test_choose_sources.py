@@ -10,8 +10,8 @@ from django.urls import reverse
 
 from generation.answering import answer_question
 from notebooks.models import Message, Notebook
-from notebooks.services import choose_sources, source_choice
 from notebooks.tests.factories import make_source
+from retrieval.chosen_sources import choose_sources, source_choice
 from sharing.models import Membership
 
 HERONS = b"Grey herons wait motionless at the edge of the pond for fish."
@@ -165,7 +165,7 @@ def test_an_outsider_and_an_anonymous_visitor_cannot_choose(client, outsider, no
 
 
 def test_the_one_statement_choice_agrees_with_the_full_one(owner, notebook, three):
-    from notebooks.services import searched_sources
+    from retrieval.chosen_sources import searched_sources
 
     herons, trains, otters = three
     for ticked in ([herons, trains, otters], [herons], [], [otters, trains]):

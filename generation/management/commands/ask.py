@@ -10,8 +10,8 @@ from billing.services import CreditSpent
 from generation.answering import answer_question
 from generation.citations import unsupported_sentences
 from generation.models import AttributedCitation
-from notebooks.services import parse_source_ids, source_choice
 from providers.errors import ProviderError
+from retrieval.chosen_sources import parse_source_ids, source_choice
 from sharing import access
 from sharing.models import Role
 

@@ -10,8 +10,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from generation.documents.kinds import KINDS
 from generation.documents.models import GeneratedDocument
 from generation.documents.services import LANGUAGES, request_document, wait_for_document
-from notebooks.services import parse_source_ids, source_choice
 from ops.waiting import GaveUp
+from retrieval.chosen_sources import parse_source_ids, source_choice
 from sharing import access
 from sharing.models import Role
 

@@ -6,7 +6,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from notebooks.services import source_choice
+from retrieval.chosen_sources import source_choice
 from sharing import access
 
 
