@@ -16,12 +16,12 @@ from billing.services import deferred_usage, require_credit, usage_for
 from generation import chat_style, extractive, not_covered, prompts
 from generation.citations import attribute_sentences, map_markers
 from generation.models import AttributedCitation
+from generation.rewrite import standalone_query
 from generation.verification import verify_citations
 from library.models import Source
 from notebooks.models import Citation, Conversation, Message, Notebook
 from providers.chat import chat, chat_available, chat_stream
 from providers.tokens import estimate_tokens
-from retrieval.rewrite import standalone_query
 from retrieval.search import CAPPED_KINDS, Hit
 from retrieval.services import retrieve_assessed
 from sharing import access
