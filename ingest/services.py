@@ -28,6 +28,7 @@ from ingest.loaders import detect_kind, html, load_passages
 from ingest.loaders.pdf import PageProgress
 from ingest.passages import LoaderError, Passage
 from ingest.url_guard import UrlRefused, parse_url
+from library import embedding_state
 from library.files import local_copy
 from library.languages import detect_language, search_config
 from library.models import Chunk, ChunkEmbedding, ChunkWindow, EmbeddingState, Source
@@ -36,7 +37,7 @@ from notebooks.guides import write_guide
 from notebooks.models import Notebook, NotebookSource
 from ops import recovery
 from ops.database import is_lost_database
-from providers import embeddings, vision
+from providers import vision
 from providers.errors import ProviderError
 from retrieval import windows
 from texts import Text, assign, columns, message_of, translated
@@ -335,7 +336,7 @@ def _read(source: Source) -> None:
     )
     if not drafts:
         raise LoaderError(Text("The source contains no words to index."))
-    model = embeddings.active()
+    model = embedding_state.active()
     with transaction.atomic():
         # The model whose vectors these chunks will get; the switch (retrieval/reembed.py)
         # sees them under its exclusive lock and embeds them for the next model too.
@@ -378,7 +379,7 @@ def _embed_pending(source: Source, *, until: float | None, at_least_one: bool = 
     # A full batch that took under a second doubles the next one: a fast embedder (an API,
     # the test server) is not held to a slow local model's batch and its many commits; one
     # that took long shrinks it, as a source added meanwhile may wait for it.
-    model = embeddings.active().name
+    model = embedding_state.active().name
     size = _batch_sizes.get(model, settings.INGEST_EMBED_CHUNKS)
     while True:
         pending = list(
@@ -444,7 +445,7 @@ def _embed_batch(source: Source, ids: list[int], texts: list[str]) -> None:
     while True:
         # During a model switch (retrieval/reembed.py) the chunks get the vectors of both
         # models: the active one's serve now, the next one's at the switch.
-        model, target = embeddings.active(), embeddings.target()
+        model, target = embedding_state.active(), embedding_state.target()
         # With each chunk's parts, for hybrid search (retrieval/windows.py). The calls'
         # usage rows are written together, in one commit instead of one per request.
         with deferred_usage():
