@@ -25,8 +25,13 @@ from providers.tokens import estimate_tokens
 from retrieval.search import CAPPED_KINDS, Hit
 from retrieval.services import retrieve_assessed
 from sharing import access
+from texts.errors import UserFacingError
 
 logger = logging.getLogger(__name__)
+
+
+class QuestionRefused(UserFacingError):
+    """The question cannot be asked as it is: empty, or about no source of the notebook."""
 
 
 @dataclass(frozen=True)
@@ -242,7 +247,7 @@ def _prepare(
 ) -> _Prepared:
     question = question.strip()
     if not question:
-        raise ValueError(_("The question is empty."))
+        raise QuestionRefused(_("The question is empty."))
     history = _history(conversation)
 
     # Refusals and extractive answers come without a rewrite: before the search, or with no
@@ -265,12 +270,12 @@ def _prepare(
     sources = list(access.notebook_sources(notebook))
     if chosen_sources is not None:
         if not chosen_sources:
-            raise ValueError(_("No source is ticked: tick at least one source to ask about."))
+            raise QuestionRefused(_("No source is ticked: tick at least one source to ask about."))
         sources = [linked for linked in sources if linked.pk in set(chosen_sources)]
     if source is not None:
         sources = [linked for linked in sources if linked.pk == source.pk]
         if not sources:
-            raise ValueError(_("That source is not in this notebook."))
+            raise QuestionRefused(_("That source is not in this notebook."))
     if not sources:
         return answered(_(prompts.EMPTY_NOTEBOOK_REPLY), Message.Mode.REFUSAL, [], [])
     ready = [source for source in sources if source.status == Source.Status.READY]

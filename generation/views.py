@@ -34,6 +34,7 @@ from notebooks.models import Notebook
 from retrieval.chosen_sources import source_choice
 from sharing import access
 from sharing.models import Role
+from texts.errors import UserFacingError
 from web.notebook_pages import HtmxHttpRequest, get_notebook_for_user, render_citation
 
 
@@ -87,7 +88,7 @@ def create(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
             audio_format=request.POST.get("audio_format", "") if audio else "",
             length=request.POST.get("length", "") if audio else "",
         )
-    except ValueError as exc:
+    except UserFacingError as exc:
         if request.htmx:
             return _panel(request, notebook, error=str(exc))
         messages.error(request, str(exc))
@@ -201,7 +202,7 @@ def quiz_answer(
         )
     except NoSuchQuestion as exc:
         raise Http404(str(exc)) from exc
-    except ValueError as exc:  # an answer of the wrong form: say so beside the question
+    except UserFacingError as exc:  # an answer of the wrong form: say so beside the question
         context["answer_error"] = str(exc)
     if request.htmx:
         return render(request, "generation/document.html#quiz_result", context)

@@ -41,6 +41,7 @@ from providers import vision
 from providers.errors import ProviderError
 from retrieval import windows
 from texts import Text, assign, columns, message_of, translated
+from texts.errors import UserFacingError
 
 logger = logging.getLogger(__name__)
 
@@ -59,7 +60,7 @@ MAX_EMBED_CHUNKS = 512
 _batch_sizes: dict[str, int] = {}
 
 
-class UploadRejected(Exception):
+class UploadRejected(UserFacingError):
     """The upload cannot become a source; the message says why and what to do."""
 
 
@@ -196,7 +197,7 @@ class AlreadyInLibrary(Exception):
         self.existing = existing
 
 
-class SourceBusy(Exception):
+class SourceBusy(UserFacingError):
     """The source is already queued or processing."""
 
 

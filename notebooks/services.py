@@ -13,18 +13,19 @@ from notebooks.models import (
     NotebookSource,
     NoteCitation,
 )
+from texts.errors import UserFacingError
 
 NOTE_MAX_CHARS = 50_000
 
 
-class NotebookTitleTaken(Exception):
+class NotebookTitleTaken(UserFacingError):
     pass
 
 
 def create_notebook(*, owner: User, title: str) -> Notebook:
     title = title.strip()
     if not title:
-        raise ValueError(_("A notebook needs a title."))
+        raise UserFacingError(_("A notebook needs a title."))
     try:
         with transaction.atomic():
             return Notebook.objects.create(owner=owner, title=title[:200])
@@ -58,9 +59,9 @@ def note_text(content: str) -> str:
     """A note's text as stored: stripped, not empty, within NOTE_MAX_CHARS."""
     content = content.strip()
     if not content:
-        raise ValueError(_("A note needs some text."))
+        raise UserFacingError(_("A note needs some text."))
     if len(content) > NOTE_MAX_CHARS:
-        raise ValueError(
+        raise UserFacingError(
             _("A note may be at most %(max)s characters.") % {"max": f"{NOTE_MAX_CHARS:,}"}
         )
     return content
@@ -77,7 +78,7 @@ def save_answer_as_note(*, user: User, message: Message) -> Note:
     """A note of `user`'s holding the answer's text and copies of its citations, which keep
     opening their passages (and say "source removed" once a source is gone)."""
     if message.role != Message.Role.ASSISTANT or message.mode == Message.Mode.REFUSAL:
-        raise ValueError(_("Only an answer with its sources can be saved as a note."))
+        raise UserFacingError(_("Only an answer with its sources can be saved as a note."))
     question = (
         message.conversation.messages.filter(
             role=Message.Role.USER, created_at__lte=message.created_at

@@ -41,7 +41,6 @@ from notebooks.models import (
 )
 from notebooks.page_images import PageNotRendered, render_page_png
 from notebooks.services import (
-    NotebookTitleTaken,
     create_note,
     create_notebook,
     delete_note,
@@ -54,6 +53,7 @@ from retrieval.chosen_sources import choose_sources, searched_sources, source_ch
 from sharing import access
 from sharing.models import Membership, Role
 from texts import message_of, translated
+from texts.errors import UserFacingError
 from web.notebook_pages import HtmxHttpRequest, get_notebook_for_user, render_citation
 
 
@@ -136,7 +136,7 @@ def create(request: HtmxHttpRequest) -> HttpResponse:
     title = request.POST.get("title", "")
     try:
         notebook = create_notebook(owner=request.user, title=title)
-    except (NotebookTitleTaken, ValueError) as exc:
+    except UserFacingError as exc:
         return _render_list(request, error=str(exc), title=title)
     return redirect("notebooks:detail", notebook_id=notebook.pk)
 
@@ -364,7 +364,7 @@ def ask(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
         )
     except CreditSpent:  # spent by another request since the check above
         return credit_spent_response(request)
-    except (ProviderError, ValueError) as exc:
+    except (ProviderError, UserFacingError) as exc:
         if not request.htmx:
             messages.error(request, translated(message_of(exc)))
             return redirect("notebooks:detail", notebook_id=notebook.pk)
@@ -446,7 +446,7 @@ async def _answer_events(
         while True:
             try:
                 item = await sync_to_async(_next_or_none)(answers)
-            except (CreditSpent, ProviderError, ValueError) as exc:
+            except (CreditSpent, ProviderError, UserFacingError) as exc:
                 yield _event("error", {"error": translated(message_of(exc))})
                 return
             if item is None:
@@ -636,7 +636,7 @@ def choose(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
         ticked = [int(value) for value in values]
     try:
         choose_sources(user=request.user, notebook=notebook, ticked=ticked)
-    except ValueError as exc:
+    except UserFacingError as exc:
         raise Http404(str(exc)) from exc
     if not request.htmx:
         return redirect("notebooks:detail", notebook_id=notebook.pk)
@@ -667,7 +667,7 @@ def chat_style_view(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
             length=request.POST.get("length", ""),
             instructions=request.POST.get("instructions", ""),
         )
-    except ValueError as exc:
+    except UserFacingError as exc:
         messages.error(request, str(exc))
     else:
         messages.info(request, _("The chat style was saved."))
@@ -734,7 +734,7 @@ def new_note(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
             content=request.POST.get("content", ""),
             title=request.POST.get("title", ""),
         )
-    except ValueError as exc:
+    except UserFacingError as exc:
         return _after_note(request, notebook, note_error=str(exc))
     return _after_note(request, notebook)
 
@@ -753,7 +753,7 @@ def note(request: HtmxHttpRequest, notebook_id: int, note_id: int) -> HttpRespon
                 content=request.POST.get("content", ""),
                 title=request.POST.get("title", ""),
             )
-        except ValueError as exc:
+        except UserFacingError as exc:
             return _after_note(request, notebook, note_error=str(exc))
         return _after_note(request, notebook, with_sources=shown.source_id is not None)
     notebook = get_notebook_for_user(request, notebook_id)
@@ -813,7 +813,7 @@ def save_to_note(request: HtmxHttpRequest, notebook_id: int, message_id: int) ->
     )
     try:
         save_answer_as_note(user=request.user, message=answer)
-    except ValueError as exc:
+    except UserFacingError as exc:
         return _after_note(request, notebook, note_error=str(exc))
     return _after_note(request, notebook, note_saved=True)
 

@@ -16,6 +16,7 @@ from django.utils.translation import gettext as _
 from library.models import Source
 from notebooks.models import Notebook, UntickedSource
 from sharing import access
+from texts.errors import UserFacingError
 
 
 @dataclass(frozen=True)
@@ -70,11 +71,11 @@ def searched_sources(*, user: User, notebook: Notebook) -> list[int] | None:
 
 def choose_sources(*, user: User, notebook: Notebook, ticked: Iterable[int]) -> SourceChoice:
     """Remember which of the notebook's sources `user` uses there: `ticked`, every other
-    listed one unticked. ValueError naming ids that are not the notebook's."""
+    listed one unticked. UserFacingError naming ids that are not the notebook's."""
     ticked = set(ticked)
     listed = set(listed_sources(notebook).values_list("pk", flat=True))
     if unknown := ticked - listed:
-        raise ValueError(
+        raise UserFacingError(
             _("This notebook has no source %(ids)s.")
             % {"ids": ", ".join(str(pk) for pk in sorted(unknown))}
         )
@@ -89,14 +90,14 @@ def choose_sources(*, user: User, notebook: Notebook, ticked: Iterable[int]) -> 
 
 def parse_source_ids(text: str, *, notebook: Notebook) -> list[int]:
     """`--sources ID,ID` of a command: the ids, each one of the notebook's sources (a
-    generated document's too: named, it is searched like the others); ValueError otherwise."""
+    generated document's too: named, it is searched like the others); UserFacingError otherwise."""
     pieces = [piece.strip() for piece in text.split(",") if piece.strip()]
     if not pieces or not all(piece.isdigit() for piece in pieces):
-        raise ValueError(f"--sources takes source ids separated by commas, not {text!r}.")
+        raise UserFacingError(f"--sources takes source ids separated by commas, not {text!r}.")
     ids = sorted({int(piece) for piece in pieces})
     known = set(access.notebook_sources(notebook).filter(pk__in=ids).values_list("pk", flat=True))
     if missing := [pk for pk in ids if pk not in known]:
-        raise ValueError(
+        raise UserFacingError(
             f"The notebook has no source {', '.join(map(str, missing))}; "
             "`manage.py notes` and the notebook page list its sources' ids."
         )

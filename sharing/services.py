@@ -15,9 +15,10 @@ from library.models import Source
 from notebooks.models import Notebook, NotebookSource
 from sharing import access
 from sharing.models import AuditEvent, Membership, Role
+from texts.errors import UserFacingError
 
 
-class SharingError(ValueError):
+class SharingError(UserFacingError):
     """A request to share that cannot be done as asked; the message says why."""
 
 

@@ -10,6 +10,7 @@ from ingest.services import add_source
 from library.models import Chunk
 from notebooks.models import Citation, Conversation, Message
 from providers.errors import ProviderError
+from texts.errors import UserFacingError
 
 HERONS = b"Grey herons wait motionless at the edge of the pond until a fish swims past."
 TRAINS = b"The night train to Vienna leaves the central station at eleven each evening."
@@ -57,7 +58,7 @@ def test_a_notebook_with_nothing_ready_gets_a_refusal_without_any_model_call(
 
 
 def test_an_empty_question_is_refused(owner, notebook):
-    with pytest.raises(ValueError, match="empty"):
+    with pytest.raises(UserFacingError, match="empty"):
         answer_question(user=owner, notebook=notebook, question="   ")
 
 

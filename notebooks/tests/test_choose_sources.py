@@ -13,6 +13,7 @@ from notebooks.models import Message, Notebook
 from notebooks.tests.factories import make_source
 from retrieval.chosen_sources import choose_sources, source_choice
 from sharing.models import Membership
+from texts.errors import UserFacingError
 
 HERONS = b"Grey herons wait motionless at the edge of the pond for fish."
 TRAINS = b"The night train to Vienna leaves the central station at eleven each evening."
@@ -80,7 +81,7 @@ def test_with_none_ticked_asking_is_disabled_with_a_reason(client, owner, notebo
     page = client.get(reverse("notebooks:detail", args=[notebook.pk])).text
     assert 'id="ask-button" disabled' in page
     assert "No source is ticked: tick at least one source on the left to ask." in page
-    with pytest.raises(ValueError, match="No source is ticked"):
+    with pytest.raises(UserFacingError, match="No source is ticked"):
         answer_question(user=owner, notebook=notebook, question="Herons?", chosen_sources=[])
 
 
