@@ -14,7 +14,7 @@ from django.urls import reverse
 from billing.models import CreditEntry, Usage
 from generation import prompts, rewrite
 from generation.answering import answer_question, stream_answer
-from generation.tests.test_answering import BREAD, HERONS, TRAINS, prompt_passages
+from generation.tests.passages import BREAD, HERONS, TRAINS, prompt_passages
 from notebooks.models import Message
 from providers.tests.fake_openai import count_words
 

@@ -3,7 +3,7 @@ import pytest
 from billing.models import Usage
 from generation import prompts
 from generation.answering import Answer, stream_answer
-from generation.tests.test_answering import BREAD, HERONS, TRAINS
+from generation.tests.passages import BREAD, HERONS, TRAINS
 from notebooks.models import Message
 from texts.errors import UserFacingError
 
