@@ -40,6 +40,7 @@ test: install-dev
 	scripts/install-system-packages
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy .
+	$(VENV)/bin/lint-imports
 	$(VENV)/bin/pytest
 
 # After changing requirements.txt or requirements-dev.txt (the tests fail until then).
@@ -50,6 +51,7 @@ lint: install-dev
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy .
+	$(VENV)/bin/lint-imports
 
 # Speed against the limits set by Loupe's own parts (bench/README.md), on a database of
 # its own; the embedded PostgreSQL is stopped after.

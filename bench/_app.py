@@ -59,9 +59,9 @@ def app_environment(base_url: str) -> dict[str, str]:
 def setup_django(base_url: str) -> None:
     os.environ.update(app_environment(base_url))
     django_setup()
-    from providers import embeddings
+    from library import embedding_state
 
-    active = embeddings.active().name
+    active = embedding_state.active().name
     if active != "fake-embed":
         sys.exit(
             f"The data folder {os.environ['LOUPE_DATA_DIR']} searches vectors of {active}; "

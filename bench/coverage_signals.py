@@ -26,17 +26,19 @@ django_setup()
 
 from django.contrib.auth.models import User  # noqa: E402
 
+from evaluation.pages import ingest_pdfs, load_offtopic, load_page_items  # noqa: E402
+from evaluation.recall import ingest_documents, load_items  # noqa: E402
+from library import embedding_state  # noqa: E402
 from notebooks.models import Notebook  # noqa: E402
 from providers import embeddings  # noqa: E402
 from retrieval import coverage  # noqa: E402
-from retrieval.evaluation import ingest_documents, load_items  # noqa: E402
-from retrieval.page_evaluation import ingest_pdfs, load_offtopic, load_page_items  # noqa: E402
 from retrieval.services import search  # noqa: E402
 
 
 def signals(notebook: Notebook, question: str, user: User) -> tuple[list, dict]:
-    model = embeddings.active_model()
-    vector = embeddings.embed_query(question, user=user)
+    active = embedding_state.active()
+    model = active.name
+    vector = embeddings.embed_query(question, user=user, model=active)
     hits = search(notebook=notebook, question=question, query_vector=vector, model=model)
     found = coverage.assess(question=question, hits=hits, query_vector=vector, model=model)
     _, counts = coverage.signals(question=question, hits=hits, query_vector=vector, model=model)

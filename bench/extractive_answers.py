@@ -40,8 +40,8 @@ def main() -> None:
 
     from django.contrib.auth import get_user_model
 
+    from evaluation.pages import ingest_pdfs
     from library.models import Source
-    from retrieval.page_evaluation import ingest_pdfs
 
     rows = [json.loads(line) for line in QUESTIONS.read_text().splitlines() if line.strip()]
     rows = [row for row in rows if not args.ids or row["id"] in args.ids]

@@ -122,10 +122,10 @@ def main() -> None:
     os.environ.clear()
     os.environ.update(env)
     django_setup()
-    from providers import embeddings
+    from library import embedding_state
 
-    if not embeddings.active().is_local:
-        sys.exit(f"{env['LOUPE_DATA_DIR']} searches vectors of {embeddings.active().name}")
+    if not embedding_state.active().is_local:
+        sys.exit(f"{env['LOUPE_DATA_DIR']} searches vectors of {embedding_state.active().name}")
     from django.contrib.auth import get_user_model
     from django.core.files.base import ContentFile
     from procrastinate.contrib.django.models import ProcrastinateJob

@@ -41,10 +41,11 @@ def main() -> None:
     from django.utils import timezone
 
     from generation.answering import answer_question
+    from ingest.notes import make_note_a_source
     from ingest.services import add_source, process_source
     from library.models import Source
     from notebooks.models import Notebook
-    from notebooks.services import make_note_a_source, save_answer_as_note
+    from notebooks.services import save_answer_as_note
     from retrieval import search
 
     user, _created = get_user_model().objects.get_or_create(username="bench-note-slots")

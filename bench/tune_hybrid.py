@@ -27,10 +27,11 @@ django.setup()
 
 from django.conf import settings  # noqa: E402
 
+from evaluation.recall import evaluate, load_items  # noqa: E402
+from library import embedding_state  # noqa: E402
 from notebooks.models import Notebook  # noqa: E402
 from providers import embeddings  # noqa: E402
 from retrieval import profiles  # noqa: E402
-from retrieval.evaluation import evaluate, load_items  # noqa: E402
 from retrieval.search import Fusion, search_notebook, search_notebook_hybrid  # noqa: E402
 
 
@@ -48,12 +49,13 @@ def main() -> None:
 
     notebook = Notebook.objects.get(owner__username=args.user, title=args.notebook)
     items = load_items(args.qa)
-    model = embeddings.active_model()
+    active = embedding_state.active()
+    model = active.name
     cache = Path(settings.DATA_DIR) / f"question-vectors-{model.replace('/', '_')}.json"
     vectors: dict[str, list[float]] = json.loads(cache.read_text()) if cache.exists() else {}
     missing = [item.question for item in items if item.question not in vectors]
     for question in missing:
-        vectors[question] = embeddings.embed_query(question, user=notebook.owner)
+        vectors[question] = embeddings.embed_query(question, user=notebook.owner, model=active)
     if missing:
         cache.write_text(json.dumps(vectors))
 
@@ -84,7 +86,7 @@ def main() -> None:
     floors = [
         None
         if floor == "none"
-        else profiles.similarity_floor()
+        else profiles.similarity_floor(model)
         if floor == "model"
         else float(floor)
         for floor in args.floors.split(",")

@@ -10,7 +10,7 @@ from urllib.parse import urljoin, urlparse
 
 from django.contrib.auth import get_user_model
 
-from .test_notebook_in_a_browser import create_notebook
+from .helpers import create_notebook
 
 # A chunk much taller than the passage box, the sentence the answer cites at its very end.
 FILLER = " ".join(

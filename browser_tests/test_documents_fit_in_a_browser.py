@@ -10,6 +10,8 @@ from django.contrib.auth import get_user_model
 from generation.documents.models import GeneratedDocument
 from notebooks.models import Notebook
 
+from .helpers import OVERFLOWS
+
 PATH = "/usr/share/doc/debian-reference-common/html/index.en.html"
 LONG = (
     "Debian keeps the configuration of the Advanced Package Tool in "
@@ -68,27 +70,6 @@ DOCUMENTS = {
     },
 }
 
-# Every element of the document's panel inside the panel, nothing scrolled or clipped inside
-# an element, and no sideways scrolling of the page.
-OVERFLOWS = """() => {
-  const panel = document.querySelector(".document-body").getBoundingClientRect();
-  const found = [];
-  if (document.documentElement.scrollWidth > window.innerWidth + 1) {
-    found.push(`page ${document.documentElement.scrollWidth} > ${window.innerWidth}`);
-  }
-  for (const element of document.querySelectorAll(".document-body *")) {
-    if (element.closest("svg, .visually-hidden")) continue;
-    const box = element.getBoundingClientRect();
-    const name = element.tagName + "." + element.className;
-    if (box.width && (box.right > panel.right + 1 || box.left < panel.left - 1)) {
-      found.push(`${name} sticks out: ${box.left}-${box.right} of ${panel.left}-${panel.right}`);
-    }
-    if (element.scrollWidth > element.clientWidth + 1 && element.clientWidth > 0) {
-      found.push(`${name} scrolls: ${element.scrollWidth} > ${element.clientWidth}`);
-    }
-  }
-  return found;
-}"""
 
 # Each text of the drawing inside the box drawn before it.
 TEXTS_OUTSIDE_BOXES = """() => {

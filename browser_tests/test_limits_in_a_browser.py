@@ -13,7 +13,7 @@ from limits.models import RateCounter
 from notebooks.models import Notebook
 
 from .conftest import WATCH_UPLOADS
-from .test_sources_in_a_browser import DROP
+from .helpers import DROP
 
 
 def spend(key: str, rate) -> None:

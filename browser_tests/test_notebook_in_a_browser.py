@@ -7,12 +7,11 @@ from __future__ import annotations
 import itertools
 import re
 
-from ingest.tests.data import PDFS
 from notebooks.models import Message, Notebook
 
 from .conftest import SCREENSHOTS, WATCH_UPLOADS
+from .helpers import FOUR_PAGES, create_notebook
 
-FOUR_PAGES = PDFS / "sample-files" / "pdflatex-4-pages.pdf"
 QUESTION = "What does a blind text give you information about?"
 REPLY = (
     "A blind text gives you information about the selected font and how the letters "
@@ -32,13 +31,6 @@ WATCH_STREAM = """() => {
   }).observe(document.getElementById("chat"),
              {subtree: true, childList: true, characterData: true});
 }"""
-
-
-def create_notebook(page, title: str) -> int:
-    page.fill("#notebook-title", title)
-    page.click("text=Create notebook")
-    page.wait_for_url(re.compile(r"/notebooks/\d+/$"))
-    return int(page.url.rstrip("/").rsplit("/", 1)[1])
 
 
 def upload_and_wait(page, path) -> None:

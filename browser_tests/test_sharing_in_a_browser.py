@@ -10,7 +10,7 @@ from django.core.files import File
 from ingest.services import add_source
 from notebooks.models import Notebook
 
-from .test_notebook_in_a_browser import FOUR_PAGES
+from .helpers import FOUR_PAGES
 
 
 def test_two_people_work_in_one_notebook(page_for, live):

@@ -8,17 +8,9 @@ from django.contrib.auth import get_user_model
 from notebooks.models import Notebook, NotebookSource
 
 from .conftest import WATCH_UPLOADS
+from .helpers import DROP
 
 NOTES = "Grey herons stand still at the edge of the pond and wait for fish. " * 20
-
-DROP = """([name, text]) => {
-  const transfer = new DataTransfer();
-  transfer.items.add(new File([text], name, {type: "text/plain"}));
-  const zone = document.querySelector(".dropzone");
-  zone.dispatchEvent(new DragEvent("dragover", {bubbles: true, dataTransfer: transfer}));
-  zone.dispatchEvent(
-    new DragEvent("drop", {bubbles: true, cancelable: true, dataTransfer: transfer}));
-}"""
 
 
 def test_a_dropped_file_is_uploaded_read_shared_and_removed(page_for, live):

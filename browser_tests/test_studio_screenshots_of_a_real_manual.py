@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 
-import pypdfium2 as pdfium
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.files import File
@@ -19,13 +18,12 @@ from django.core.files import File
 from generation.documents.models import GeneratedDocument
 from generation.documents.services import generate_document
 from ingest.services import add_source
-from ingest.tests.data import SHARED_DATA
+from ingest.tests.data import MANUAL, outline_chapters
 from notebooks.models import Notebook
 
 from .conftest import SCREENSHOTS
-from .test_documents_fit_in_a_browser import OVERFLOWS
+from .helpers import OVERFLOWS
 
-MANUAL = SHARED_DATA / "manual-qa" / "debian-reference.en.pdf"
 KINDS = ["report", "quiz", "table", "mindmap", "infographic", "audio", "flashcards"]
 CITATION_RE = re.compile(r"^\[\d+\]$")
 # The element's text is laid out on one line (a word broken in two takes two).
@@ -35,14 +33,6 @@ ONE_LINE = """element => {
   const tops = new Set([...range.getClientRects()].map((rect) => Math.round(rect.top)));
   return tops.size === 1;
 }"""
-
-
-def outline_chapters() -> list[str]:
-    document = pdfium.PdfDocument(MANUAL)
-    try:
-        return [bookmark.get_title() for bookmark in document.get_toc() if bookmark.level == 0]
-    finally:
-        document.close()
 
 
 @pytest.fixture

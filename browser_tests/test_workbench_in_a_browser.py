@@ -9,18 +9,10 @@ from django.contrib.auth import get_user_model
 from notebooks.models import Message, Note, Notebook
 
 from .conftest import SCREENSHOTS
+from .helpers import DROP
 
 HERONS = "Grey herons stand still at the edge of the pond and wait for fish. " * 12
 TRAINS = "The night train to Vienna leaves the central station at eleven each evening. " * 12
-
-DROP = """([name, text]) => {
-  const transfer = new DataTransfer();
-  transfer.items.add(new File([text], name, {type: "text/plain"}));
-  const zone = document.querySelector(".dropzone");
-  zone.dispatchEvent(new DragEvent("dragover", {bubbles: true, dataTransfer: transfer}));
-  zone.dispatchEvent(
-    new DragEvent("drop", {bubbles: true, cancelable: true, dataTransfer: transfer}));
-}"""
 
 
 def open_notebook(page, username: str, title: str) -> Notebook:

@@ -57,10 +57,9 @@ SETTINGS_INCLUDE = f"include_if_exists = '{SETTINGS_FILE}'"
 MIB = 1024 * 1024
 # shared_buffers: PostgreSQL's own default, 128 MB, is sized for the smallest machine. With
 # it a search of a large notebook reads much of its HNSW index and chunks from the operating
-# system rather than PostgreSQL's buffers: at 100,000 chunks hybrid 25-28 / 33-37 ms (p50 /
-# p95) against 21-24 / 26-32 ms with 1 GB (bench/README.md, note 3d). A quarter of the
-# memory, as PostgreSQL's documentation suggests, within these bounds; PostgreSQL touches
-# the pages only as it fills them.
+# system rather than PostgreSQL's buffers, and is slower for it (bench/README.md, note 3d).
+# A quarter of the memory, as PostgreSQL's documentation suggests, within these bounds;
+# PostgreSQL touches the pages only as it fills them.
 SHARED_BUFFERS_MIN = 128 * MIB
 SHARED_BUFFERS_MAX = 2048 * MIB
 SIZE_RE = re.compile(r"\d+(kB|MB|GB)")

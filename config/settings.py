@@ -82,6 +82,7 @@ INSTALLED_APPS = [
     "generation",
     "providers",
     "sharing",
+    "evaluation",
 ]
 
 MIDDLEWARE = [
@@ -312,7 +313,7 @@ if RETRIEVAL_WINDOWS not in {"local", "on", "off"}:
     )
 RETRIEVAL_WINDOW_WORDS = env_int("RETRIEVAL_WINDOW_WORDS", 80, minimum=10)
 # on: a follow-up question in a conversation is rewritten into a standalone search query by
-# one cheap chat call before the search (retrieval/rewrite.py); needs a chat model. Off by
+# one cheap chat call before the search (generation/rewrite.py); needs a chat model. Off by
 # default: it could not be measured here, where no chat model runs offline (docs/retrieval.md).
 RETRIEVAL_QUERY_REWRITE = env_str("RETRIEVAL_QUERY_REWRITE", "off").lower()
 if RETRIEVAL_QUERY_REWRITE not in {"off", "on"}:

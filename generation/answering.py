@@ -16,18 +16,23 @@ from billing.services import deferred_usage, require_credit, usage_for
 from generation import chat_style, extractive, not_covered, prompts
 from generation.citations import attribute_sentences, map_markers
 from generation.models import AttributedCitation
+from generation.rewrite import standalone_query
 from generation.verification import verify_citations
 from library.models import Source
 from notebooks.models import Citation, Conversation, Message, Notebook
 from providers.chat import chat, chat_available, chat_stream
 from providers.tokens import estimate_tokens
 from retrieval.closeness import part_closeness
-from retrieval.rewrite import standalone_query
 from retrieval.search import CAPPED_KINDS, Hit
 from retrieval.services import retrieve_assessed
 from sharing import access
+from texts.errors import UserFacingError
 
 logger = logging.getLogger(__name__)
+
+
+class QuestionRefused(UserFacingError):
+    """The question cannot be asked as it is: empty, or about no source of the notebook."""
 
 
 @dataclass(frozen=True)
@@ -243,7 +248,7 @@ def _prepare(
 ) -> _Prepared:
     question = question.strip()
     if not question:
-        raise ValueError(_("The question is empty."))
+        raise QuestionRefused(_("The question is empty."))
     history = _history(conversation)
 
     # Refusals and extractive answers come without a rewrite: before the search, or with no
@@ -266,12 +271,12 @@ def _prepare(
     sources = list(access.notebook_sources(notebook))
     if chosen_sources is not None:
         if not chosen_sources:
-            raise ValueError(_("No source is ticked: tick at least one source to ask about."))
+            raise QuestionRefused(_("No source is ticked: tick at least one source to ask about."))
         sources = [linked for linked in sources if linked.pk in set(chosen_sources)]
     if source is not None:
         sources = [linked for linked in sources if linked.pk == source.pk]
         if not sources:
-            raise ValueError(_("That source is not in this notebook."))
+            raise QuestionRefused(_("That source is not in this notebook."))
     if not sources:
         return answered(_(prompts.EMPTY_NOTEBOOK_REPLY), Message.Mode.REFUSAL, [], [])
     ready = [source for source in sources if source.status == Source.Status.READY]

@@ -9,6 +9,7 @@ from django.utils.translation import gettext as _
 
 from generation import extractive, prompts
 from notebooks.models import Notebook
+from texts.errors import UserFacingError
 
 MAX_INSTRUCTIONS = 2000
 
@@ -58,17 +59,17 @@ def extractive_sentences(notebook: Notebook) -> int:
 def set_chat_style(*, notebook: Notebook, goal: str, length: str, instructions: str) -> None:
     """Change how the notebook's chat answers; ValueError naming what is wrong."""
     if goal not in Notebook.ChatGoal.values:
-        raise ValueError(_("Unknown chat goal %(goal)s.") % {"goal": repr(goal)})
+        raise UserFacingError(_("Unknown chat goal %(goal)s.") % {"goal": repr(goal)})
     if length not in Notebook.ChatLength.values:
-        raise ValueError(_("Unknown answer length %(length)s.") % {"length": repr(length)})
+        raise UserFacingError(_("Unknown answer length %(length)s.") % {"length": repr(length)})
     instructions = instructions.strip()
     if len(instructions) > MAX_INSTRUCTIONS:
-        raise ValueError(
+        raise UserFacingError(
             _("Custom instructions may be at most %(max)s characters (these are %(count)s).")
             % {"max": MAX_INSTRUCTIONS, "count": len(instructions)}
         )
     if goal == Notebook.ChatGoal.CUSTOM and not instructions:
-        raise ValueError(_("Write the custom instructions, or choose another goal."))
+        raise UserFacingError(_("Write the custom instructions, or choose another goal."))
     notebook.chat_goal, notebook.chat_length = goal, length
     notebook.chat_instructions = instructions
     notebook.save(update_fields=["chat_goal", "chat_length", "chat_instructions"])

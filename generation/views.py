@@ -31,10 +31,11 @@ from generation.documents.services import (
 from generation.documents.services import table_csv as make_table_csv
 from limits.decorators import rate_limited
 from notebooks.models import Notebook
-from notebooks.services import source_choice
-from notebooks.views import HtmxHttpRequest, _get_notebook_for_user, render_citation
+from retrieval.chosen_sources import source_choice
 from sharing import access
 from sharing.models import Role
+from texts.errors import UserFacingError
+from web.notebook_pages import HtmxHttpRequest, get_notebook_for_user, render_citation
 
 
 def _get_document(
@@ -42,7 +43,7 @@ def _get_document(
 ) -> tuple[Notebook, GeneratedDocument]:
     """A document of a notebook the user may read; with `manage`, one they may retry or
     delete (they made it, or own the notebook; sharing/access.py)."""
-    notebook = _get_notebook_for_user(request, notebook_id, Role.EDITOR if manage else Role.VIEWER)
+    notebook = get_notebook_for_user(request, notebook_id, Role.EDITOR if manage else Role.VIEWER)
     document = get_object_or_404(
         GeneratedDocument.objects.prefetch_related("citations", "citations__chunk"),
         pk=document_id,
@@ -65,7 +66,7 @@ def _panel(request: HtmxHttpRequest, notebook: Notebook, *, error: str = "") -> 
 @require_GET
 def panel(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
     """The list of documents (htmx polls it while one is being made)."""
-    return _panel(request, _get_notebook_for_user(request, notebook_id))
+    return _panel(request, get_notebook_for_user(request, notebook_id))
 
 
 @login_required
@@ -73,7 +74,7 @@ def panel(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
 @credit_required
 @rate_limited("generate")
 def create(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
-    notebook = _get_notebook_for_user(request, notebook_id, Role.EDITOR)
+    notebook = get_notebook_for_user(request, notebook_id, Role.EDITOR)
     kind = request.POST.get("kind", "")
     # The form always sends the audio options; they mean something for an overview only.
     audio = kind == GeneratedDocument.Kind.AUDIO
@@ -87,7 +88,7 @@ def create(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
             audio_format=request.POST.get("audio_format", "") if audio else "",
             length=request.POST.get("length", "") if audio else "",
         )
-    except ValueError as exc:
+    except UserFacingError as exc:
         if request.htmx:
             return _panel(request, notebook, error=str(exc))
         messages.error(request, str(exc))
@@ -201,7 +202,7 @@ def quiz_answer(
         )
     except NoSuchQuestion as exc:
         raise Http404(str(exc)) from exc
-    except ValueError as exc:  # an answer of the wrong form: say so beside the question
+    except UserFacingError as exc:  # an answer of the wrong form: say so beside the question
         context["answer_error"] = str(exc)
     if request.htmx:
         return render(request, "generation/document.html#quiz_result", context)

@@ -9,7 +9,7 @@ from django.db import connection, models, transaction
 from django.utils.translation import gettext_lazy as _
 from pgvector.django import VectorField
 
-from ops.background_work import BackgroundWork
+from library.background_work import BackgroundWork
 from texts import Text
 
 logger = logging.getLogger(__name__)
@@ -23,7 +23,7 @@ def source_upload_path(source: Source, filename: str) -> str:
 class Source(BackgroundWork):
     """One document in a person's library; the same bytes exist once per owner.
 
-    Its work (status, stage, progress, error: ops/background_work.py) is reading it into
+    Its work (status, stage, progress, error: library/background_work.py) is reading it into
     chunks, then embedding them: it is ready, searched by its words, while its vectors are
     made (stage "embedding"), and finished once they are.
     """

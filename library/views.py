@@ -19,8 +19,8 @@ from django_htmx.middleware import HtmxDetails
 from library.forms import PreferencesForm
 from library.models import Preferences, Source
 from notebooks.models import Notebook
-from notebooks.services import link_source
 from sharing import access
+from sharing.services import link_source
 
 
 class AuthenticatedHttpRequest(HttpRequest):

@@ -134,7 +134,7 @@ class Message(models.Model):
     mode = models.CharField(max_length=20, choices=Mode.choices, blank=True)
     model = models.CharField(max_length=200, blank=True)
     # On a user's question: what the search looked for when query rewriting made the
-    # follow-up stand alone (retrieval/rewrite.py); empty: the question as asked.
+    # follow-up stand alone (generation/rewrite.py); empty: the question as asked.
     search_query = models.TextField(blank=True)
     # On an answer: the sources the asker had ticked, the only ones searched; None: all of
     # the notebook's (and answers stored before sources could be chosen).

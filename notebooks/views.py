@@ -12,19 +12,19 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Max, OuterRef, Subquery
-from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.cache import patch_cache_control
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
-from django_htmx.middleware import HtmxDetails
 
 from billing.decorators import credit_required, credit_spent_response
 from billing.services import CreditSpent
 from generation import chat_style
 from generation.answering import Answer, answer_question, stream_answer
+from ingest.notes import edit_note, make_note_a_source
 from ingest.services import SourceBusy, UploadRejected, add_source, add_url, reprocess_source
 from library.files import local_copy
 from library.models import Chunk, Preferences, Source
@@ -41,37 +41,20 @@ from notebooks.models import (
 )
 from notebooks.page_images import PageNotRendered, render_page_png
 from notebooks.services import (
-    NotebookTitleTaken,
-    choose_sources,
     create_note,
     create_notebook,
     delete_note,
-    edit_note,
     make_note_a_note_again,
-    make_note_a_source,
     save_answer_as_note,
-    searched_sources,
-    source_choice,
     unlink_source,
 )
 from providers.errors import ProviderError
+from retrieval.chosen_sources import choose_sources, searched_sources, source_choice
 from sharing import access
 from sharing.models import Membership, Role
 from texts import message_of, translated
-
-
-class HtmxHttpRequest(HttpRequest):
-    htmx: HtmxDetails
-    user: User  # every view here is @login_required
-
-
-def _get_notebook_for_user(
-    request: HtmxHttpRequest, notebook_id: int, need: Role = Role.VIEWER
-) -> Notebook:
-    """The notebook if the signed-in user may do what `need` stands for in it: 404 for
-    anyone who may not read it (other people's notebooks cannot even be told apart from
-    ones that do not exist), 403 for a member whose role is too small (sharing/access.py)."""
-    return access.get_notebook(request.user, notebook_id, need)
+from texts.errors import UserFacingError
+from web.notebook_pages import HtmxHttpRequest, get_notebook_for_user, render_citation
 
 
 def _sources_context(request: HtmxHttpRequest, notebook: Notebook) -> dict[str, Any]:
@@ -153,7 +136,7 @@ def create(request: HtmxHttpRequest) -> HttpResponse:
     title = request.POST.get("title", "")
     try:
         notebook = create_notebook(owner=request.user, title=title)
-    except (NotebookTitleTaken, ValueError) as exc:
+    except UserFacingError as exc:
         return _render_list(request, error=str(exc), title=title)
     return redirect("notebooks:detail", notebook_id=notebook.pk)
 
@@ -208,7 +191,7 @@ def detail(
 ) -> HttpResponse:
     """The notebook page with one conversation open: the latest by default, the one in the
     URL, or none yet (`new`: the first question starts it)."""
-    notebook = _get_notebook_for_user(request, notebook_id)
+    notebook = get_notebook_for_user(request, notebook_id)
     if new:
         conversation = None
     elif conversation_id is not None:
@@ -234,7 +217,7 @@ def detail(
 @login_required
 @require_GET
 def sources(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
-    notebook = _get_notebook_for_user(request, notebook_id)
+    notebook = get_notebook_for_user(request, notebook_id)
     return render(request, "notebooks/detail.html#sources", _sources_context(request, notebook))
 
 
@@ -257,7 +240,7 @@ def _after_adding(
 @credit_required
 @rate_limited("upload")
 def upload(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
-    notebook = _get_notebook_for_user(request, notebook_id, Role.EDITOR)
+    notebook = get_notebook_for_user(request, notebook_id, Role.EDITOR)
     files = request.FILES.getlist("files")
     # add_source refuses an unknown mode with a message; none given: the person's default.
     pdf_capture = request.POST.get("pdf_capture") or Preferences.of(request.user).pdf_capture
@@ -294,7 +277,7 @@ def upload(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
 def reprocess(request: HtmxHttpRequest, notebook_id: int, source_id: int) -> HttpResponse:
     """Retry a failed source or read a ready one again: in a notebook the user edits, a
     source they may change (their own; a public one only its publisher)."""
-    notebook = _get_notebook_for_user(request, notebook_id, Role.EDITOR)
+    notebook = get_notebook_for_user(request, notebook_id, Role.EDITOR)
     source = get_object_or_404(access.notebook_sources(notebook), pk=source_id)
     if not access.changeable_sources(request.user).filter(pk=source.pk).exists():
         raise PermissionDenied(_("Only whoever added this source can read it again."))
@@ -312,7 +295,7 @@ def reprocess(request: HtmxHttpRequest, notebook_id: int, source_id: int) -> Htt
 def remove_source(request: HtmxHttpRequest, notebook_id: int, source_id: int) -> HttpResponse:
     """Take a source out of this notebook; it stays in the library (and other notebooks).
     A generated document is deleted in the studio instead (its source goes with it)."""
-    notebook = _get_notebook_for_user(request, notebook_id, Role.EDITOR)
+    notebook = get_notebook_for_user(request, notebook_id, Role.EDITOR)
     source = get_object_or_404(
         access.notebook_sources(notebook).exclude(
             kind__in=[Source.Kind.GENERATED, Source.Kind.NOTE]
@@ -331,7 +314,7 @@ def remove_source(request: HtmxHttpRequest, notebook_id: int, source_id: int) ->
 @credit_required
 @rate_limited("upload")
 def add_web_page(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
-    notebook = _get_notebook_for_user(request, notebook_id, Role.EDITOR)
+    notebook = get_notebook_for_user(request, notebook_id, Role.EDITOR)
     notes: list[tuple[str, str]] = []
     try:
         added = add_url(
@@ -363,7 +346,7 @@ def add_web_page(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
 @credit_required
 @rate_limited("ask")
 def ask(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
-    notebook = _get_notebook_for_user(request, notebook_id, Role.EDITOR)
+    notebook = get_notebook_for_user(request, notebook_id, Role.EDITOR)
     conversation = None
     if conversation_id := request.POST.get("conversation", "").strip():
         conversation = _get_conversation(request, notebook, conversation_id, own=True)
@@ -381,7 +364,7 @@ def ask(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
         )
     except CreditSpent:  # spent by another request since the check above
         return credit_spent_response(request)
-    except (ProviderError, ValueError) as exc:
+    except (ProviderError, UserFacingError) as exc:
         if not request.htmx:
             messages.error(request, translated(message_of(exc)))
             return redirect("notebooks:detail", notebook_id=notebook.pk)
@@ -411,7 +394,7 @@ def ask_stream(request: HtmxHttpRequest, notebook_id: int) -> StreamingHttpRespo
     """The answer as server-sent events: `delta` events carry the text as the model writes
     it, then `done` names the stored message (whose rendered form replaces the raw text),
     or `error` says why there is none. A reader that hangs up stops the model call."""
-    notebook = _get_notebook_for_user(request, notebook_id, Role.EDITOR)
+    notebook = get_notebook_for_user(request, notebook_id, Role.EDITOR)
     conversation = None
     if conversation_id := request.POST.get("conversation", "").strip():
         conversation = _get_conversation(request, notebook, conversation_id, own=True)
@@ -463,7 +446,7 @@ async def _answer_events(
         while True:
             try:
                 item = await sync_to_async(_next_or_none)(answers)
-            except (CreditSpent, ProviderError, ValueError) as exc:
+            except (CreditSpent, ProviderError, UserFacingError) as exc:
                 yield _event("error", {"error": translated(message_of(exc))})
                 return
             if item is None:
@@ -493,7 +476,7 @@ async def _answer_events(
 def message(request: HtmxHttpRequest, notebook_id: int, message_id: int) -> HttpResponse:
     """One stored message, rendered; for htmx with the conversation list and the form's
     conversation id, which a streamed answer's first message may have just created."""
-    notebook = _get_notebook_for_user(request, notebook_id)
+    notebook = get_notebook_for_user(request, notebook_id)
     shown = get_object_or_404(
         Message.objects.prefetch_related("citations", "citations__chunk").select_related(
             "conversation"
@@ -514,7 +497,7 @@ def rename_conversation(
     request: HtmxHttpRequest, notebook_id: int, conversation_id: int
 ) -> HttpResponse:
     """Give a conversation a title; an empty one names it by its first question again."""
-    notebook = _get_notebook_for_user(request, notebook_id)
+    notebook = get_notebook_for_user(request, notebook_id)
     conversation = _get_conversation(request, notebook, conversation_id, own=True)
     title = " ".join(request.POST.get("title", "").split())
     conversation.title = title[: Conversation._meta.get_field("title").max_length]
@@ -527,7 +510,7 @@ def rename_conversation(
 def delete_conversation(
     request: HtmxHttpRequest, notebook_id: int, conversation_id: int
 ) -> HttpResponse:
-    notebook = _get_notebook_for_user(request, notebook_id)
+    notebook = get_notebook_for_user(request, notebook_id)
     _get_conversation(request, notebook, conversation_id, own=True).delete()
     url = reverse("notebooks:detail", args=[notebook.pk])
     return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
@@ -540,29 +523,17 @@ def post_conversation(
 ) -> HttpResponse:
     """Post one's conversation to the notebook (everyone it is shared with may read it), or
     make it private again."""
-    notebook = _get_notebook_for_user(request, notebook_id)
+    notebook = get_notebook_for_user(request, notebook_id)
     conversation = _get_conversation(request, notebook, conversation_id, own=True)
     conversation.posted = request.POST.get("posted") == "1"
     conversation.save(update_fields=["posted"])
     return redirect("notebooks:conversation", notebook.pk, conversation.pk)
 
 
-def _highlight(cited: CitedPassage) -> tuple[str, str, str] | None:
-    """The cited chunk split around its quote (before, quote, after), or None when the
-    chunk is gone or no longer holds the quote verbatim (it was re-processed)."""
-    if cited.chunk is None or not cited.quote:
-        return None
-    start = cited.chunk.text.find(cited.quote)
-    if start < 0:
-        return None
-    end = start + len(cited.quote)
-    return cited.chunk.text[:start], cited.quote, cited.chunk.text[end:]
-
-
 @login_required
 @require_GET
 def citation(request: HtmxHttpRequest, notebook_id: int, citation_id: int) -> HttpResponse:
-    notebook = _get_notebook_for_user(request, notebook_id)
+    notebook = get_notebook_for_user(request, notebook_id)
     cited = get_object_or_404(
         Citation,
         pk=citation_id,
@@ -575,59 +546,6 @@ def citation(request: HtmxHttpRequest, notebook_id: int, citation_id: int) -> Ht
         url=reverse("notebooks:citation", args=[notebook.pk, cited.pk]),
         image_query=f"citation={cited.pk}",
     )
-
-
-def render_citation(
-    request: HtmxHttpRequest,
-    notebook: Notebook,
-    cited: CitedPassage,
-    *,
-    url: str,
-    image_query: str,
-) -> HttpResponse:
-    """The passage behind any [n], an answer's or a generated document's (studio): a page,
-    or for htmx the panel. `url` is this citation's own address (for turning PDF pages) and
-    `image_query` what page_image needs to highlight its quote."""
-    # A source removed from the notebook (or deleted) must not show its text here: the
-    # reader would take it for a passage of this notebook.
-    source_linked = (
-        cited.source_id is not None
-        and access.notebook_links(notebook).filter(source_id=cited.source_id).exists()
-    )
-    context = {
-        "notebook": notebook,
-        "citation": cited,
-        "source_linked": source_linked,
-        "passage_parts": _highlight(cited),
-        "page_view": _page_view(cited, request.GET.get("page", "")) if source_linked else None,
-        "citation_url": url,
-        "image_query": image_query,
-    }
-    template = "notebooks/citation.html#passage" if request.htmx else "notebooks/citation.html"
-    if request.htmx and "page" in request.GET:  # turning the pages under the passage
-        template = "notebooks/citation.html#page_view"
-    return render(request, template, context)
-
-
-def _page_view(cited: CitedPassage, requested: str) -> dict[str, Any] | None:
-    """The PDF page shown under a citation: the cited page, or the one the reader turned
-    to; None when there is no page to show."""
-    source = cited.source
-    if source is None or source.kind != Source.Kind.PDF or not source.file:
-        return None
-    if not cited.page or not source.page_count:
-        return None
-    page = cited.page
-    if requested.isdigit() and 1 <= int(requested) <= source.page_count:
-        page = int(requested)
-    return {
-        "source": source,
-        "page": page,
-        "page_count": source.page_count,
-        "highlighted": page == cited.page,
-        "previous": page - 1 if page > 1 else None,
-        "next": page + 1 if page < source.page_count else None,
-    }
 
 
 def _quote_position(cited: CitedPassage) -> float | None:
@@ -648,7 +566,7 @@ def page_image(
 ) -> HttpResponse:
     """A page of a PDF in the notebook as a PNG; `?citation=<id>` highlights that
     citation's quote when it cites this page."""
-    notebook = _get_notebook_for_user(request, notebook_id)
+    notebook = get_notebook_for_user(request, notebook_id)
     source = get_object_or_404(
         access.notebook_sources(notebook), pk=source_id, kind=Source.Kind.PDF
     )
@@ -704,7 +622,7 @@ def page_image(
 def choose(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
     """Tick sources (the form's `ticked`), or all, or none: the asker's questions and
     documents in this notebook use only the ticked ones, until they choose again."""
-    notebook = _get_notebook_for_user(request, notebook_id, Role.EDITOR)
+    notebook = get_notebook_for_user(request, notebook_id, Role.EDITOR)
     if "all" in request.POST:
         ticked = [
             source.pk for source in source_choice(user=request.user, notebook=notebook).listed
@@ -718,7 +636,7 @@ def choose(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
         ticked = [int(value) for value in values]
     try:
         choose_sources(user=request.user, notebook=notebook, ticked=ticked)
-    except ValueError as exc:
+    except UserFacingError as exc:
         raise Http404(str(exc)) from exc
     if not request.htmx:
         return redirect("notebooks:detail", notebook_id=notebook.pk)
@@ -741,7 +659,7 @@ def _style_context(notebook: Notebook) -> dict[str, Any]:
 @require_POST
 def chat_style_view(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
     """How the chat answers in this notebook, for everyone who asks: owner and editors."""
-    notebook = _get_notebook_for_user(request, notebook_id, Role.EDITOR)
+    notebook = get_notebook_for_user(request, notebook_id, Role.EDITOR)
     try:
         chat_style.set_chat_style(
             notebook=notebook,
@@ -749,7 +667,7 @@ def chat_style_view(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
             length=request.POST.get("length", ""),
             instructions=request.POST.get("instructions", ""),
         )
-    except ValueError as exc:
+    except UserFacingError as exc:
         messages.error(request, str(exc))
     else:
         messages.info(request, _("The chat style was saved."))
@@ -801,14 +719,14 @@ def _after_note(request: HtmxHttpRequest, notebook: Notebook, **extra: Any) -> H
 @require_GET
 def notes(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
     """The notes panel (htmx polls it while a note is being made a source)."""
-    notebook = _get_notebook_for_user(request, notebook_id)
+    notebook = get_notebook_for_user(request, notebook_id)
     return render(request, "notebooks/detail.html#notes", _notes_context(request, notebook))
 
 
 @login_required
 @require_POST
 def new_note(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
-    notebook = _get_notebook_for_user(request, notebook_id, Role.EDITOR)
+    notebook = get_notebook_for_user(request, notebook_id, Role.EDITOR)
     try:
         create_note(
             user=request.user,
@@ -816,7 +734,7 @@ def new_note(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
             content=request.POST.get("content", ""),
             title=request.POST.get("title", ""),
         )
-    except ValueError as exc:
+    except UserFacingError as exc:
         return _after_note(request, notebook, note_error=str(exc))
     return _after_note(request, notebook)
 
@@ -827,7 +745,7 @@ def note(request: HtmxHttpRequest, notebook_id: int, note_id: int) -> HttpRespon
     """GET: the note (for htmx, its place in the panel; with ?edit, its form, for its
     author). POST: its new text and title."""
     if request.method == "POST":
-        notebook = _get_notebook_for_user(request, notebook_id)
+        notebook = get_notebook_for_user(request, notebook_id)
         shown = _get_note(request, notebook, note_id, own=True)
         try:
             edit_note(
@@ -835,10 +753,10 @@ def note(request: HtmxHttpRequest, notebook_id: int, note_id: int) -> HttpRespon
                 content=request.POST.get("content", ""),
                 title=request.POST.get("title", ""),
             )
-        except ValueError as exc:
+        except UserFacingError as exc:
             return _after_note(request, notebook, note_error=str(exc))
         return _after_note(request, notebook, with_sources=shown.source_id is not None)
-    notebook = _get_notebook_for_user(request, notebook_id)
+    notebook = get_notebook_for_user(request, notebook_id)
     editing = "edit" in request.GET
     shown = _get_note(request, notebook, note_id, own=editing)
     context = {"notebook": notebook, "note": shown, "editing": editing}
@@ -850,7 +768,7 @@ def note(request: HtmxHttpRequest, notebook_id: int, note_id: int) -> HttpRespon
 @login_required
 @require_POST
 def delete_note_view(request: HtmxHttpRequest, notebook_id: int, note_id: int) -> HttpResponse:
-    notebook = _get_notebook_for_user(request, notebook_id)
+    notebook = get_notebook_for_user(request, notebook_id)
     shown = _get_note(request, notebook, note_id, own=True)
     was_source = shown.source_id is not None
     delete_note(note=shown)
@@ -861,7 +779,7 @@ def delete_note_view(request: HtmxHttpRequest, notebook_id: int, note_id: int) -
 @require_POST
 def post_note(request: HtmxHttpRequest, notebook_id: int, note_id: int) -> HttpResponse:
     """Post one's note to the notebook (its other readers may read it), or make it private."""
-    notebook = _get_notebook_for_user(request, notebook_id)
+    notebook = get_notebook_for_user(request, notebook_id)
     shown = _get_note(request, notebook, note_id, own=True)
     shown.posted = request.POST.get("posted") == "1"
     shown.save(update_fields=["posted", "updated_at"])
@@ -874,7 +792,7 @@ def post_note(request: HtmxHttpRequest, notebook_id: int, note_id: int) -> HttpR
 @rate_limited("upload")
 def note_source(request: HtmxHttpRequest, notebook_id: int, note_id: int) -> HttpResponse:
     """Make the note a source of the notebook (`source=1`), or a note only again."""
-    notebook = _get_notebook_for_user(request, notebook_id)
+    notebook = get_notebook_for_user(request, notebook_id)
     shown = _get_note(request, notebook, note_id, own=True)
     if request.POST.get("source") == "1":
         make_note_a_source(note=shown)
@@ -887,7 +805,7 @@ def note_source(request: HtmxHttpRequest, notebook_id: int, note_id: int) -> Htt
 @require_POST
 def save_to_note(request: HtmxHttpRequest, notebook_id: int, message_id: int) -> HttpResponse:
     """Save an answer the user may read to a note of theirs, citations and all."""
-    notebook = _get_notebook_for_user(request, notebook_id, Role.EDITOR)
+    notebook = get_notebook_for_user(request, notebook_id, Role.EDITOR)
     answer = get_object_or_404(
         Message.objects.select_related("conversation").prefetch_related("citations"),
         pk=message_id,
@@ -895,7 +813,7 @@ def save_to_note(request: HtmxHttpRequest, notebook_id: int, message_id: int) ->
     )
     try:
         save_answer_as_note(user=request.user, message=answer)
-    except ValueError as exc:
+    except UserFacingError as exc:
         return _after_note(request, notebook, note_error=str(exc))
     return _after_note(request, notebook, note_saved=True)
 
@@ -906,7 +824,7 @@ def note_citation(
     request: HtmxHttpRequest, notebook_id: int, note_citation_id: int
 ) -> HttpResponse:
     """The passage behind an [n] of a note, in the same panel as an answer's."""
-    notebook = _get_notebook_for_user(request, notebook_id)
+    notebook = get_notebook_for_user(request, notebook_id)
     cited = get_object_or_404(
         NoteCitation,
         pk=note_citation_id,

@@ -4,7 +4,7 @@ A model server that is down, overloaded or rate-limiting (after the openai clien
 quick retries) is worth trying again minutes later, and so is a database that went away
 (ops/database.py); anything else (a bad file, a refused key, no credit) would fail the same
 way again, so it fails the job at once. `run_background_work` is the same rule for the row
-the job works on (ops/background_work.py): queued again, or failed with the reason.
+the job works on (library/background_work.py): queued again, or failed with the reason.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from providers.errors import ProviderError
 from texts import Text, message_of
 
 if TYPE_CHECKING:
-    from ops.background_work import BackgroundWork
+    from library.background_work import BackgroundWork
 
 logger = logging.getLogger(__name__)
 

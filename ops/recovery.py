@@ -34,7 +34,7 @@ from procrastinate.contrib.django import app
 from procrastinate.contrib.django.django_connector import DjangoConnector
 from procrastinate.contrib.django.models import ProcrastinateJob
 
-from ops.background_work import BackgroundWork
+from library.background_work import BackgroundWork
 from texts import Text
 
 logger = logging.getLogger(__name__)

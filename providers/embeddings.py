@@ -11,7 +11,6 @@ from django.conf import settings
 from django.contrib.auth.models import User
 
 from billing.services import record_usage
-from library.models import EmbeddingState
 from providers import local_e5, local_fuse
 from providers.errors import ProviderError
 from providers.openai_client import client, describe_error, remote_configured
@@ -45,41 +44,18 @@ def configured_model() -> EmbeddingModel:
     return EmbeddingModel(LOCAL_DEFAULT)
 
 
-def active() -> EmbeddingModel:
-    """The model that made the searched vectors, as the database says (library.EmbeddingState):
-    it may differ from the configured one until `manage.py reembed` has switched. One
-    primary-key read, so every process sees a switch at once."""
-    row = EmbeddingState.objects.filter(pk=1).values_list("active_model", "active_dimensions")
-    state = row.first()
-    if state is None:
-        return configured_model()
-    return EmbeddingModel(*state)
-
-
-def target() -> EmbeddingModel | None:
-    """The model `manage.py reembed` is switching to, if a switch is under way."""
-    row = EmbeddingState.objects.filter(pk=1).values_list("target_model", "target_dimensions")
-    state = row.first()
-    return EmbeddingModel(*state) if state and state[0] else None
-
-
-def active_model() -> str:
-    return active().name
-
-
 def embed_texts(
     texts: list[str],
     *,
     user: User | None,
+    model: EmbeddingModel,
     on_progress: Callable[[int, int], None] | None = None,
-    model: EmbeddingModel | None = None,
 ) -> list[list[float]]:
-    """Embed documents in batches with `model` (None: the active one);
-    `on_progress(done, total)` after each batch.
+    """Embed documents in batches with `model` (library/embedding_state.py says which
+    model made the searched vectors); `on_progress(done, total)` after each batch.
 
     A remote model gets up to EMBEDDING_CONCURRENT_REQUESTS batches at once: each request
     is mostly waiting (the network, the server's own work), which several can share."""
-    model = model or active()
     vectors: list[list[float]] = []
     batch_size = 8 if model.is_local else settings.EMBEDDING_BATCH_SIZE
     batches = [texts[start : start + batch_size] for start in range(0, len(texts), batch_size)]
@@ -119,12 +95,10 @@ def embed_texts(
     return vectors
 
 
-def embed_query(
-    text: str, *, user: User | None, model: EmbeddingModel | None = None
-) -> list[float]:
-    """The question's vector by `model` (None: the active one); a search must compare it
-    only with chunks of the same model, so callers that search pass the model they read."""
-    return _embed_batch([text], user=user, is_query=True, model=model or active())[0]
+def embed_query(text: str, *, user: User | None, model: EmbeddingModel) -> list[float]:
+    """The question's vector by `model`: a search must compare it only with chunks of the
+    same model, so callers that search pass the model they read."""
+    return _embed_batch([text], user=user, is_query=True, model=model)[0]
 
 
 def _embed_batch(

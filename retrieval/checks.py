@@ -13,13 +13,14 @@ from django.db import DatabaseError
 def embedding_model_matches_the_settings(app_configs: Any, **kwargs: Any) -> list[Warning]:
     """A changed embedding setting takes effect only through `manage.py reembed`: until then
     the model that made the stored vectors keeps serving, and this says so."""
+    from library import embedding_state
     from providers import embeddings
 
     if not kwargs.get("databases"):
         return []  # asked for no database: a plain `check`, or a test without one
     try:
-        active = embeddings.active()
-        target = embeddings.target()
+        active = embedding_state.active()
+        target = embedding_state.target()
     except DatabaseError:
         return []  # no database yet, or not migrated: nothing embedded to disagree with
     configured = embeddings.configured_model()
@@ -44,14 +45,14 @@ def chunks_have_windows(app_configs: Any, **kwargs: Any) -> list[Warning]:
     """Windows on for the active model, but no chunk has any (a database from before them, or
     from while they were off): hybrid search then weighs plain chunk similarities as if
     they were the parts' and ranks worse until `manage.py embed_windows` has run."""
+    from library import embedding_state
     from library.models import Chunk, ChunkWindow
-    from providers import embeddings
     from retrieval import windows
 
     if not kwargs.get("databases"):
         return []
     try:
-        active = embeddings.active()
+        active = embedding_state.active()
         if not windows.enabled_for(active.name):
             return []
         missing = (

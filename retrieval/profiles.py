@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from providers import embeddings, local_e5, local_fuse
+from library import embedding_state
+from providers import local_e5, local_fuse
 
 
 @dataclass(frozen=True)
@@ -79,4 +80,4 @@ def similarity_floor(model: str | None = None) -> float:
     every model."""
     if settings.SIMILARITY_FLOOR >= 0:
         return float(settings.SIMILARITY_FLOOR)
-    return profile(model or embeddings.active_model()).floor
+    return profile(model or embedding_state.active_model()).floor

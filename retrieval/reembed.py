@@ -29,9 +29,9 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import QuerySet
 from procrastinate.exceptions import AlreadyEnqueued
 
+from library import embedding_state
 from library import vector_indexes as indexes
 from library.models import Chunk, ChunkEmbedding, ChunkWindow, EmbeddingState
-from providers import embeddings
 from providers.embeddings import EmbeddingModel
 from retrieval import windows
 
@@ -50,7 +50,7 @@ def start_reembed(*, model: EmbeddingModel) -> EmbeddingState:
     """
     from retrieval.tasks import reembed_chunks
 
-    active = embeddings.active()
+    active = embedding_state.active()
     with transaction.atomic():
         EmbeddingState.lock_for_writing(model=active.name, dimensions=active.dimensions)
         state = EmbeddingState.objects.select_for_update().get(pk=1)

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.contrib.auth.models import User
 
+from library import embedding_state
 from library.models import Source
 from notebooks.models import Notebook
 from providers import embeddings
@@ -80,7 +81,7 @@ def _retrieve(
     if source is not None:
         k = k or settings.RETRIEVAL_K_ONE_SOURCE
     for _attempt in range(2):
-        model = embeddings.active()
+        model = embedding_state.active()
         vector = embeddings.embed_query(question, user=user, model=model)
         hits = search(
             notebook=notebook,
@@ -92,7 +93,7 @@ def _retrieve(
             model=model.name,
             reader=user.pk,
         )
-        if hits or embeddings.active_model() == model.name:
+        if hits or embedding_state.active_model() == model.name:
             break
     return hits, vector, model.name
 
@@ -112,7 +113,7 @@ def search(
     model that embedded it (None: the active one) and its floor decide. `manage.py
     evaluate` times it apart from the embedding. Searching one source (`source_id`) has
     no floor: everything it holds may be asked about."""
-    model = model or embeddings.active_model()
+    model = model or embedding_state.active_model()
     floor = profiles.similarity_floor(model) if source_id is None else None
     if settings.RETRIEVAL_MODE == "hybrid":
         return search_notebook_hybrid(

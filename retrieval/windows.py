@@ -25,6 +25,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
+from library import embedding_state
 from library.models import Chunk, ChunkWindow
 from providers import embeddings
 from providers.embeddings import EmbeddingModel
@@ -155,7 +156,7 @@ def build_missing(
     written before windows existed or while they were off (`manage.py embed_windows`).
     Resumable: a batch that is stored stays stored. Returns the number of windows made;
     `on_batch(chunks_done, chunks_total)` after each batch."""
-    model = model or embeddings.active()
+    model = model or embedding_state.active()
     if not enabled_for(model.name):
         raise ValueError(
             f"Windows are off for {model.name} (RETRIEVAL_WINDOWS={settings.RETRIEVAL_WINDOWS})."

@@ -35,6 +35,7 @@ from django.utils.translation import gettext as _
 from library.models import Source
 from notebooks.models import Conversation, ConversationQuerySet, Note, Notebook, NotebookSource
 from sharing.models import Membership, Role
+from texts.errors import UserFacingError
 
 AnyUser = User | AnonymousUser
 
@@ -137,7 +138,7 @@ def get_notebook(user: AnyUser, notebook_id: int | str, need: Role = Role.VIEWER
 
 def find_notebook(user: AnyUser, title: str, need: Role = Role.VIEWER) -> Notebook | None:
     """The notebook a command names by title: the user's own, else one shared with them;
-    None when there is neither. ValueError (saying why) when several shared notebooks have
+    None when there is neither. UserFacingError (saying why) when several shared notebooks have
     that title, or the user's role there does not allow `need`."""
     found = list(
         readable_notebooks(user).filter(title=title).select_related("owner").order_by("pk")
@@ -145,7 +146,7 @@ def find_notebook(user: AnyUser, title: str, need: Role = Role.VIEWER) -> Notebo
     own = [notebook for notebook in found if notebook.owner_id == user.pk]
     if len(found) > 1 and not own:
         owners = ", ".join(sorted(notebook.owner.get_username() for notebook in found))
-        raise ValueError(
+        raise UserFacingError(
             f"More than one notebook called {title!r} is shared with {user.get_username()} "
             f"(owners: {owners})."
         )
@@ -154,7 +155,7 @@ def find_notebook(user: AnyUser, title: str, need: Role = Role.VIEWER) -> Notebo
     notebook = (own or found)[0]
     role = role_of(user, notebook)
     if not allows(role, need):
-        raise ValueError(denial(need))
+        raise UserFacingError(denial(need))
     notebook.role = role or ""
     return notebook
 

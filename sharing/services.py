@@ -12,12 +12,13 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from library.models import Source
-from notebooks.models import Notebook
+from notebooks.models import Notebook, NotebookSource
 from sharing import access
 from sharing.models import AuditEvent, Membership, Role
+from texts.errors import UserFacingError
 
 
-class SharingError(ValueError):
+class SharingError(UserFacingError):
     """A request to share that cannot be done as asked; the message says why."""
 
 
@@ -146,3 +147,22 @@ def unpublish(*, source: Source, actor: User) -> None:
 def notebook_history(notebook: Notebook) -> list[AuditEvent]:
     """The notebook's sharing record, newest first, for its owner."""
     return list(AuditEvent.objects.filter(notebook=notebook)[:50])
+
+
+def link_source(*, notebook: Notebook, source: Source, user: User) -> bool:
+    """Put a source `user` may link (their own, or a public one) into a notebook they may
+    edit; nothing is read or embedded again. False when it was there already."""
+    if not access.editable_notebooks(user).filter(pk=notebook.pk).exists():
+        raise PermissionDenied(_("You cannot add sources to this notebook."))
+    if not access.linkable_sources(user).filter(pk=source.pk).exists():
+        raise PermissionDenied(_("You can add only your own sources and public ones."))
+    with transaction.atomic():
+        link, created = NotebookSource.objects.select_for_update().get_or_create(
+            notebook=notebook, source=source, defaults={"added_by": user}
+        )
+        if not created and link.added_by_id != source.owner_id and user.pk == source.owner_id:
+            # The owner's own link outlives a publication that someone else's did not.
+            link.added_by = user
+            link.save(update_fields=["added_by"])
+            return True
+    return created

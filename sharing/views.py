@@ -16,9 +16,9 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from notebooks.models import Notebook
-from notebooks.views import HtmxHttpRequest
 from sharing import access, services
 from sharing.models import Membership, Role
+from web.notebook_pages import HtmxHttpRequest
 
 
 def _share_context(notebook: Notebook, **extra: Any) -> dict[str, Any]:

@@ -7,14 +7,14 @@ from billing.models import CreditEntry, Usage
 from generation.answering import answer_question
 from providers import vision
 from providers.chat import chat
-from providers.embeddings import embed_query, embed_texts
+from providers.embeddings import configured_model, embed_query, embed_texts
 from providers.errors import ProviderError
 
 MILLION = Decimal(1_000_000)
 
 
 def test_an_embedding_call_writes_one_row_priced_per_million_input_tokens(owner, fake_openai):
-    embed_query("sea otters hold hands", user=owner)
+    embed_query("sea otters hold hands", user=owner, model=configured_model())
 
     usage = Usage.objects.get()
     assert usage.user == owner
@@ -26,7 +26,7 @@ def test_an_embedding_call_writes_one_row_priced_per_million_input_tokens(owner,
 def test_each_embedding_batch_is_one_row(owner, fake_openai, settings):
     settings.EMBEDDING_BATCH_SIZE = 2
 
-    embed_texts(["one", "two three", "four"], user=owner)
+    embed_texts(["one", "two three", "four"], user=owner, model=configured_model())
 
     assert len(fake_openai.embedding_requests) == 2
     assert sorted(Usage.objects.values_list("input_tokens", flat=True)) == [1, 3]
@@ -60,7 +60,7 @@ def test_a_billed_call_with_a_useless_answer_is_still_recorded(owner, fake_opena
     fake_openai.force_dimensions = 32
 
     with pytest.raises(ProviderError):
-        embed_query("sea otters", user=owner)
+        embed_query("sea otters", user=owner, model=configured_model())
 
     usage = Usage.objects.get()
     assert usage.cost == 2 * Decimal("0.1") / MILLION
@@ -70,7 +70,7 @@ def test_a_call_the_provider_refused_is_not_recorded(owner, fake_openai):
     fake_openai.fail_next("500", times=5)
 
     with pytest.raises(ProviderError):
-        embed_query("sea otters", user=owner)
+        embed_query("sea otters", user=owner, model=configured_model())
 
     assert not Usage.objects.exists()
 
@@ -78,7 +78,7 @@ def test_a_call_the_provider_refused_is_not_recorded(owner, fake_openai):
 def test_local_models_are_recorded_at_no_cost(owner, settings):
     settings.OPENAI_BASE_URL = ""
 
-    embed_query("sea otters", user=owner)
+    embed_query("sea otters", user=owner, model=configured_model())
 
     usage = Usage.objects.get()
     assert usage.model == "local/multilingual-e5-small"

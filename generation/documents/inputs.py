@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from django.conf import settings
 from django.contrib.auth.models import User
 
+from library import embedding_state
 from library.models import Source
 from notebooks.models import Notebook
 from providers import embeddings
@@ -80,7 +81,7 @@ def gather(
                 "not count). Add a document and wait until it is ready."
             )
         )
-    model = embeddings.active()
+    model = embedding_state.active()
     vector = embeddings.embed_query(focus, user=user, model=model)
     hits: list[Hit] = []
     for source in sources:

@@ -21,15 +21,6 @@ def require_markers(text: str, passages: int, *, what: str) -> None:
     raise InvalidOutput(f"{what} cites no passage: put a marker like [1] after each claim")
 
 
-def strip_markers(text: str) -> str:
-    """`text` without its [n] markers (and the space before each), for what is read or
-    drawn rather than clicked: the indexed copy, the spoken script, the SVG labels."""
-    return STRIP_RE.sub("", text)
-
-
-STRIP_RE = re.compile(r"[ \t]*\[\d+\]")
-
-
 ONLY_MARKERS_RE = re.compile(r"^\s*(?:\[\d+\]\s*)+$")
 
 

@@ -10,9 +10,9 @@ from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from library.background_work import BackgroundWork
 from library.models import Source
 from notebooks.models import CitedPassage, Notebook
-from ops.background_work import BackgroundWork
 
 
 def audio_upload_path(document: GeneratedDocument, filename: str) -> str:
@@ -21,7 +21,7 @@ def audio_upload_path(document: GeneratedDocument, filename: str) -> str:
 
 class GeneratedDocument(BackgroundWork):
     """A document made by a worker from a notebook's sources (status, stage, progress, error:
-    ops/background_work.py), then indexed as a source of its own."""
+    library/background_work.py), then indexed as a source of its own."""
 
     class Kind(models.TextChoices):
         REPORT = "report", _("Report")

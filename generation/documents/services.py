@@ -28,18 +28,20 @@ from generation.documents.inputs import (
     gather,
     material_blocks,
 )
-from generation.documents.kinds import kind_module
-from generation.documents.markers import cite, strip_markers
+from generation.documents.kinds import KINDS, kind_module
+from generation.documents.markers import cite
 from generation.documents.models import DocumentCitation, GeneratedDocument
 from generation.documents.structured import InvalidOutput, generate_json, parse
 from library.languages import detect_language
 from library.models import Source
+from notebooks.markers import strip_markers
 from notebooks.models import Notebook, NotebookSource
 from ops import recovery
 from ops.jobs import run_background_work
 from providers.chat import chat_available
 from providers.tokens import estimate_tokens
 from texts import Text, assign, message_of
+from texts.errors import UserFacingError
 
 logger = logging.getLogger(__name__)
 
@@ -56,11 +58,11 @@ LANGUAGES = {
 }
 
 
-class DocumentBusy(Exception):
+class DocumentBusy(UserFacingError):
     """The document is queued or being made."""
 
 
-class NoSuchQuestion(ValueError):
+class NoSuchQuestion(UserFacingError):
     """The quiz has no question of that number."""
 
 
@@ -76,22 +78,23 @@ def request_document(
 ) -> GeneratedDocument:
     """Queue a document of `kind`; `language` "" lets the sources decide; made from the
     `chosen_sources` only (ids; None: all); an audio overview in `audio_format` at `length`
-    ("": the defaults). ValueError for an unknown kind, language, format or length, a
+    ("": the defaults). UserFacingError for an unknown kind, language, format or length, a
     format or length for another kind, or no source chosen."""
-    kind_module(kind)  # refuses an unknown kind with a message
+    if kind not in KINDS:
+        raise UserFacingError(f"Unknown kind of document {kind!r}; use one of {', '.join(KINDS)}.")
     if language and language not in LANGUAGES:
-        raise ValueError(f"Unknown language {language!r}; use one of {', '.join(LANGUAGES)}.")
+        raise UserFacingError(f"Unknown language {language!r}; use one of {', '.join(LANGUAGES)}.")
     formats, lengths = GeneratedDocument.AudioFormat, GeneratedDocument.Length
     if audio_format and audio_format not in formats.values:
-        raise ValueError(
+        raise UserFacingError(
             f"Unknown audio format {audio_format!r}; use one of {', '.join(formats.values)}."
         )
     if length and length not in lengths.values:
-        raise ValueError(f"Unknown length {length!r}; use one of {', '.join(lengths.values)}.")
+        raise UserFacingError(f"Unknown length {length!r}; use one of {', '.join(lengths.values)}.")
     if (audio_format or length) and kind != GeneratedDocument.Kind.AUDIO:
-        raise ValueError(_("A format and a length are for audio overviews only."))
+        raise UserFacingError(_("A format and a length are for audio overviews only."))
     if chosen_sources is not None and not chosen_sources:
-        raise ValueError(_("No source is ticked: tick at least one source to generate from."))
+        raise UserFacingError(_("No source is ticked: tick at least one source to generate from."))
     from generation.tasks import generate_document as task
 
     with transaction.atomic():

@@ -8,7 +8,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from django.utils.translation import gettext as _
 
-from generation.documents.markers import strip_markers
+from notebooks.markers import strip_markers
 
 FONT = "system-ui, -apple-system, 'Segoe UI', sans-serif"
 PALETTE = ["#2563eb", "#059669", "#d97706", "#7c3aed", "#db2777", "#0891b2", "#65a30d"]

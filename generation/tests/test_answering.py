@@ -1,19 +1,15 @@
-import re
-
 import pytest
 from django.core.files.base import ContentFile
 
 from billing.models import Usage
 from generation import prompts
 from generation.answering import answer_question
+from generation.tests.passages import BREAD, HERONS, TRAINS, prompt_passages
 from ingest.services import add_source
 from library.models import Chunk
 from notebooks.models import Citation, Conversation, Message
 from providers.errors import ProviderError
-
-HERONS = b"Grey herons wait motionless at the edge of the pond until a fish swims past."
-TRAINS = b"The night train to Vienna leaves the central station at eleven each evening."
-BREAD = b"Sourdough bread needs a starter that is fed with flour and water every day."
+from texts.errors import UserFacingError
 
 
 @pytest.fixture
@@ -24,13 +20,6 @@ def library(fake_openai, notebook, add_ready_source):
         add_ready_source(notebook, TRAINS, "trains.txt"),
         add_ready_source(notebook, BREAD, "bread.txt"),
     ]
-
-
-def prompt_passages(chat_request) -> dict[int, str]:
-    """The numbered passages of the user prompt the model was sent: {n: text}."""
-    prompt = chat_request.body["messages"][-1]["content"]
-    found = re.findall(r"^\[(\d+)\] \([^)]*\)\n(.*?)\n$", prompt, flags=re.M)
-    return {int(number): text for number, text in found}
 
 
 def test_an_empty_notebook_gets_a_refusal_without_any_model_call(fake_openai, owner, notebook):
@@ -57,7 +46,7 @@ def test_a_notebook_with_nothing_ready_gets_a_refusal_without_any_model_call(
 
 
 def test_an_empty_question_is_refused(owner, notebook):
-    with pytest.raises(ValueError, match="empty"):
+    with pytest.raises(UserFacingError, match="empty"):
         answer_question(user=owner, notebook=notebook, question="   ")
 
 

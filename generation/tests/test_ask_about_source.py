@@ -12,6 +12,7 @@ from generation.answering import answer_question
 from library.models import Chunk
 from notebooks.models import Notebook
 from retrieval.services import retrieve
+from texts.errors import UserFacingError
 
 HERONS = " ".join(
     f"Heron fact {i}: grey herons wait motionless at the pond number {i}." for i in range(40)
@@ -69,7 +70,7 @@ def test_a_source_outside_the_notebook_is_refused(owner, notebook, sources, add_
     other = Notebook.objects.create(owner=owner, title="Other")
     elsewhere = add_ready_source(other, b"Otters hold hands while they sleep.", "otters.txt")
 
-    with pytest.raises(ValueError):
+    with pytest.raises(UserFacingError):
         answer_question(user=owner, notebook=notebook, question="Otters?", source=elsewhere)
 
 

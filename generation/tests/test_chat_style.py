@@ -12,6 +12,7 @@ from generation import chat_style, prompts
 from generation.answering import answer_question
 from notebooks.models import Notebook
 from sharing.models import Membership
+from texts.errors import UserFacingError
 
 FACTS = " ".join(
     f"Herons fact {i}: the grey heron waits by pond {i} for fish at dawn." for i in range(8)
@@ -68,15 +69,15 @@ def test_offline_the_length_decides_how_many_sentences_are_quoted(
 
 
 def test_instructions_longer_than_2000_characters_are_refused(notebook):
-    with pytest.raises(ValueError, match="at most 2000 characters"):
+    with pytest.raises(UserFacingError, match="at most 2000 characters"):
         chat_style.set_chat_style(
             notebook=notebook, goal="custom", length="default", instructions="x" * 2001
         )
-    with pytest.raises(ValueError, match="Write the custom instructions"):
+    with pytest.raises(UserFacingError, match="Write the custom instructions"):
         chat_style.set_chat_style(
             notebook=notebook, goal="custom", length="default", instructions=""
         )
-    with pytest.raises(ValueError, match="Unknown chat goal"):
+    with pytest.raises(UserFacingError, match="Unknown chat goal"):
         chat_style.set_chat_style(notebook=notebook, goal="poet", length="default", instructions="")
     notebook.refresh_from_db()
     assert (notebook.chat_goal, notebook.chat_length) == ("default", "default")

@@ -147,6 +147,7 @@ def test_coverage_weighs_the_questions_rare_words(fake_openai, owner, notebook, 
 def test_in_a_large_notebook_word_rarity_is_counted_on_a_sample_of_its_chunks(
     fake_openai, owner, notebook, add_ready_source, monkeypatch
 ):
+    from library import embedding_state
     from providers import embeddings
     from retrieval.services import retrieve_assessed
 
@@ -161,8 +162,8 @@ def test_in_a_large_notebook_word_rarity_is_counted_on_a_sample_of_its_chunks(
     _, counts = coverage.signals(
         question=question,
         hits=hits,
-        query_vector=embeddings.embed_query(question, user=owner, model=embeddings.active()),
-        model=embeddings.active_model(),
+        query_vector=embeddings.embed_query(question, user=owner, model=embedding_state.active()),
+        model=embedding_state.active_model(),
     )
     assert {total for _config, _lexeme, total, _df, _in_hits in counts} <= {3, 4}  # of 12
     assert judged is not None

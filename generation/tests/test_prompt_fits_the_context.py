@@ -2,7 +2,7 @@ import pytest
 
 from generation import prompts
 from generation.answering import answer_question, stream_answer
-from generation.tests.test_answering import BREAD, HERONS, TRAINS, prompt_passages
+from generation.tests.passages import BREAD, HERONS, TRAINS, prompt_passages
 from providers.tokens import estimate_tokens
 
 

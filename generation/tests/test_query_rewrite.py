@@ -12,12 +12,11 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from billing.models import CreditEntry, Usage
-from generation import prompts
+from generation import prompts, rewrite
 from generation.answering import answer_question, stream_answer
-from generation.tests.test_answering import BREAD, HERONS, TRAINS, prompt_passages
+from generation.tests.passages import BREAD, HERONS, TRAINS, prompt_passages
 from notebooks.models import Message
 from providers.tests.fake_openai import count_words
-from retrieval import rewrite
 
 REWRITTEN = "How long does sourdough bread starter need to be fed with flour?"
 
@@ -175,7 +174,7 @@ def test_a_failed_or_unusable_rewrite_falls_back_to_the_question(
         fake_openai.chat_replies.append(reply)
     fake_openai.chat_replies.append("Every day [1].")
 
-    with caplog.at_level(logging.WARNING, logger="retrieval.rewrite"):
+    with caplog.at_level(logging.WARNING, logger="generation.rewrite"):
         answer = follow_up(owner, notebook, first)
 
     assert answer.message.content == "Every day [1]."

@@ -6,9 +6,9 @@ import time
 import pytest
 
 from generation.answering import answer_question
-from generation.tests.test_answering import BREAD, HERONS, TRAINS
+from generation.tests.passages import BREAD, HERONS, TRAINS
 from notebooks.models import Message
-from notebooks.tests.test_ask_stream_view import _ask_stream, parse, read_all
+from notebooks.tests.streaming import ask_stream, parse, read_all
 
 
 @pytest.fixture
@@ -32,7 +32,7 @@ def test_a_stalled_stream_ends_the_page_with_the_slow_server_message(
     client.force_login(owner)
     started = time.monotonic()
 
-    parts, _ = read_all(_ask_stream(client, notebook, question="Where do herons wait?"))
+    parts, _ = read_all(ask_stream(client, notebook, question="Where do herons wait?"))
 
     assert time.monotonic() - started < 4
     events = parse(parts)

@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 
 from generation.documents.models import GeneratedDocument
 from generation.tests.studio.conftest import HERONS, TRAINS, reply
-from notebooks.services import choose_sources
+from retrieval.chosen_sources import choose_sources
 
 
 @pytest.fixture

@@ -3,8 +3,9 @@ import pytest
 from billing.models import Usage
 from generation import prompts
 from generation.answering import Answer, stream_answer
-from generation.tests.test_answering import BREAD, HERONS, TRAINS
+from generation.tests.passages import BREAD, HERONS, TRAINS
 from notebooks.models import Message
+from texts.errors import UserFacingError
 
 
 @pytest.fixture
@@ -71,5 +72,5 @@ def test_stopping_mid_stream_stores_nothing_but_the_usage(fake_openai, owner, no
 
 
 def test_an_empty_question_is_refused_before_anything_streams(owner, notebook):
-    with pytest.raises(ValueError, match="empty"):
+    with pytest.raises(UserFacingError, match="empty"):
         next(stream_answer(user=owner, notebook=notebook, question="  "))

@@ -6,7 +6,7 @@ import pytest
 from billing.models import Usage
 from billing.services import CreditSpent, balance, grant_credit
 from generation.answering import stream_answer
-from generation.tests.test_answering import HERONS
+from generation.tests.passages import HERONS
 from notebooks.models import Message
 
 

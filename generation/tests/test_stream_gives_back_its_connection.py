@@ -2,7 +2,7 @@ import pytest
 from django.db import connection
 
 from generation.answering import Answer, stream_answer
-from generation.tests.test_answering import HERONS
+from generation.tests.passages import HERONS
 from notebooks.models import Message
 
 

@@ -6,7 +6,7 @@ from django.core.management import call_command
 
 from generation.answering import answer_question, stream_answer
 from generation.citations import attribute_sentences, unsupported_sentences
-from generation.tests.test_answering import BREAD, HERONS, TRAINS
+from generation.tests.passages import BREAD, HERONS, TRAINS
 from notebooks.templatetags.notebook_tags import link_citations
 
 # A small model's reply: right sentences, no marker at all.

@@ -70,7 +70,7 @@ def load_passages(
         passages, reader = text.load(path)
         return Loaded(passages, None, reader)
     if kind == "note":
-        # A note of the notebook, stored as Markdown (notebooks.services.make_note_a_source).
+        # A note of the notebook, stored as Markdown (ingest/notes.py).
         passages, _reader = text.load(path)
         return Loaded(passages, None, Text("a note in this notebook"))
     if kind == "generated":

@@ -17,9 +17,10 @@ from ingest.passages import LoaderError
 from library.models import Source
 from notebooks.models import Notebook, NotebookSource
 from ops import recovery
+from texts.errors import UserFacingError
 
 
-class UploadRejected(Exception):
+class UploadRejected(UserFacingError):
     """The upload cannot become a source; the message says why and what to do."""
 
 

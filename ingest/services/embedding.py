@@ -14,6 +14,7 @@ from procrastinate.contrib.django.models import ProcrastinateJob
 
 from billing.services import deferred_usage
 from ingest import chunk_rows
+from library import embedding_state
 from library.models import Chunk, ChunkEmbedding, ChunkWindow, EmbeddingState, Source
 from library.vector_indexes import ensure_model_indexes_quietly
 from providers import embeddings
@@ -54,7 +55,7 @@ def embed_pending(source: Source, *, until: float | None, at_least_one: bool = T
     # A full batch that took under a second doubles the next one: a fast embedder (an API,
     # the test server) is not held to a slow local model's batch and its many commits; one
     # that took long shrinks it, as a source added meanwhile may wait for it.
-    model = embeddings.active().name
+    model = embedding_state.active().name
     size = _batch_sizes.get(model, settings.INGEST_EMBED_CHUNKS)
     while True:
         pending = list(
@@ -128,7 +129,7 @@ def _embed_batch(source: Source, ids: list[int], texts: list[str]) -> None:
     """
     written = False
     while not written:
-        model, target = embeddings.active(), embeddings.target()
+        model, target = embedding_state.active(), embedding_state.target()
         # The calls' usage rows are written together, in one commit instead of one per
         # request.
         with deferred_usage():

@@ -20,13 +20,13 @@ from ingest.services.embedding import continue_later, embed_pending
 from ingest.services.progress import page_reporter
 from ingest.services.web_pages import AlreadyInLibrary, fetch_and_load
 from ingest.summaries import summarize
+from library import embedding_state
 from library.files import local_copy
 from library.languages import detect_language, search_config
 from library.models import Chunk, EmbeddingState, Source
 from notebooks.guides import write_guide
 from notebooks.models import Notebook
 from ops.jobs import run_background_work
-from providers import embeddings
 from providers.errors import ProviderError
 from texts import Text, assign, message_of
 
@@ -154,7 +154,7 @@ def _read(source: Source) -> Source | None:
     )
     if not drafts:
         raise LoaderError(Text("The source contains no words to index."))
-    model = embeddings.active()
+    model = embedding_state.active()
     with transaction.atomic():
         # The model whose vectors these chunks will get; the switch (retrieval/reembed.py)
         # sees them under its exclusive lock and embeds them for the next model too.

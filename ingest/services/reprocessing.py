@@ -7,9 +7,10 @@ from django.utils.translation import gettext as _
 
 from library.models import Source
 from ops import recovery
+from texts.errors import UserFacingError
 
 
-class SourceBusy(Exception):
+class SourceBusy(UserFacingError):
     """The source is already queued or processing."""
 
 

@@ -6,7 +6,20 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pypdfium2 as pdfium
+
 SHARED_DATA = Path(
     os.environ.get("LOUPE_SHARED_DATA", Path(__file__).resolve().parents[3] / "shared" / "data")
 )
 PDFS = SHARED_DATA / "pdfs"
+# The Debian Reference in English (261 pages), with an outline.
+MANUAL = SHARED_DATA / "manual-qa" / "debian-reference.en.pdf"
+
+
+def outline_chapters() -> list[str]:
+    """The titles of the manual's chapters, as its outline names them."""
+    document = pdfium.PdfDocument(MANUAL)
+    try:
+        return [bookmark.get_title() for bookmark in document.get_toc() if bookmark.level == 0]
+    finally:
+        document.close()

@@ -10,6 +10,7 @@ from procrastinate.contrib.django.models import ProcrastinateJob
 
 from ingest.services import add_source, embedding, process_source
 from ingest.worker import drain_queue
+from library import embedding_state
 from library.models import Chunk, Source
 from providers import embeddings
 from retrieval.services import search
@@ -52,7 +53,7 @@ def test_a_source_read_but_not_yet_embedded_is_found_by_its_words(
         args={"source_id": source.pk}, status="todo", priority=-1
     ).exists()
     question = "Why do otters hold hands?"
-    vector = embeddings.embed_query(question, user=notebook.owner)
+    vector = embeddings.embed_query(question, user=notebook.owner, model=embedding_state.active())
     hits = search(notebook=notebook, question=question, query_vector=vector)
     assert [hit.chunk.source_id for hit in hits] == [source.pk]
     assert hits[0].similarity == 0  # no vector yet: found by its words alone

@@ -14,7 +14,7 @@ from django.db import close_old_connections
 from django.urls import reverse
 
 from billing.models import Usage
-from generation.tests.test_answering import BREAD, HERONS, TRAINS
+from generation.tests.passages import BREAD, HERONS, TRAINS
 from notebooks.models import Message
 
 REPLY = "Grey herons wait motionless at the edge of the pond [1]."

@@ -14,11 +14,11 @@ from django.db import connection
 from django.urls import reverse
 
 from billing.models import Usage
-from generation.tests.test_answering import BREAD, HERONS, TRAINS
+from generation.tests.passages import BREAD, HERONS, TRAINS
 from limits.models import RateCounter
 from limits.rates import Rate
 from notebooks.models import Message
-from notebooks.tests.test_ask_stream_view import parse, read_all
+from notebooks.tests.streaming import parse, read_all
 
 # session, user, credit, rate limit, notebook, the sources the asker ticked, sources,
 # embedding model, the search (its settings and the ranking statement, which also loads the

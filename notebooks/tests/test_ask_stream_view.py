@@ -1,5 +1,3 @@
-import json
-
 import pytest
 from asgiref.sync import async_to_sync
 from django.urls import reverse
@@ -7,8 +5,9 @@ from django.urls import reverse
 from billing.models import Usage
 from billing.services import balance, grant_credit
 from generation.answering import stream_answer
-from generation.tests.test_answering import BREAD, HERONS, TRAINS
+from generation.tests.passages import BREAD, HERONS, TRAINS
 from notebooks.models import Message
+from notebooks.tests.streaming import ask_stream, parse, read_all
 from notebooks.views import _answer_events
 
 REPLY = "Grey herons wait motionless at the edge of the pond [1]."
@@ -23,34 +22,6 @@ def library(fake_openai, notebook, add_ready_source):
     ]
 
 
-def _ask_stream(client, notebook, **data):
-    return client.post(reverse("notebooks:ask_stream", args=[notebook.pk]), data)
-
-
-def parse(parts: list[bytes]) -> list[tuple[str, dict]]:
-    events = []
-    for block in b"".join(parts).decode().split("\n\n"):
-        if block:
-            name, data = block.split("\n")
-            events.append((name.removeprefix("event: "), json.loads(data.removeprefix("data: "))))
-    return events
-
-
-def read_all(response, fake_openai=None) -> tuple[list[bytes], int | None]:
-    """Every part of the streamed body, and how many chunks the fake model server had
-    sent when the first part arrived."""
-
-    async def read():
-        parts, sent_at_first = [], None
-        async for part in response.streaming_content:
-            if sent_at_first is None and fake_openai is not None:
-                sent_at_first = fake_openai.chunks_sent
-            parts.append(part)
-        return parts, sent_at_first
-
-    return async_to_sync(read)()
-
-
 def test_the_first_words_arrive_before_the_model_has_sent_the_rest(
     client, owner, notebook, library, fake_openai
 ):
@@ -58,7 +29,7 @@ def test_the_first_words_arrive_before_the_model_has_sent_the_rest(
     fake_openai.stream_delay = 0.1
     client.force_login(owner)
 
-    response = _ask_stream(client, notebook, question="Where do herons wait?")
+    response = ask_stream(client, notebook, question="Where do herons wait?")
     parts, sent_at_first = read_all(response, fake_openai)
 
     assert response.status_code == 200
@@ -76,7 +47,7 @@ def test_the_last_event_names_the_stored_message_with_its_citations(
     fake_openai.chat_replies.append(REPLY)
     client.force_login(owner)
 
-    parts, _ = read_all(_ask_stream(client, notebook, question="Where do herons wait?"))
+    parts, _ = read_all(ask_stream(client, notebook, question="Where do herons wait?"))
 
     name, done = parse(parts)[-1]
     assert name == "done"
@@ -100,7 +71,7 @@ def test_one_usage_row_per_streamed_answer(client, owner, notebook, library, fak
     client.force_login(owner)
 
     for _ in range(2):
-        read_all(_ask_stream(client, notebook, question="Where do herons wait?"))
+        read_all(ask_stream(client, notebook, question="Where do herons wait?"))
 
     chats = Usage.objects.filter(kind="chat")
     assert chats.count() == 2
@@ -113,7 +84,7 @@ def test_one_usage_row_per_streamed_answer(client, owner, notebook, library, fak
 def test_a_refusal_streams_whole_and_is_stored(client, owner, notebook, fake_openai):
     client.force_login(owner)
 
-    parts, _ = read_all(_ask_stream(client, notebook, question="Where do herons wait?"))
+    parts, _ = read_all(ask_stream(client, notebook, question="Where do herons wait?"))
 
     (delta, done) = parse(parts)
     assert delta[0] == "delta" and done[0] == "done"
@@ -126,7 +97,7 @@ def test_a_model_failure_is_an_error_event_and_stores_nothing(
     fake_openai.fail_next("500", times=2, endpoint="chat/completions")
     client.force_login(owner)
 
-    parts, _ = read_all(_ask_stream(client, notebook, question="Where do herons wait?"))
+    parts, _ = read_all(ask_stream(client, notebook, question="Where do herons wait?"))
 
     ((name, data),) = parse(parts)
     assert name == "error" and "HTTP 500" in data["error"]
@@ -165,7 +136,7 @@ def test_a_spent_credit_is_refused_with_402(client, owner, notebook, fake_openai
     grant_credit(user=owner, amount=-balance(owner), reason="spent in a test")
     client.force_login(owner)
 
-    response = _ask_stream(client, notebook, question="Where do herons wait?")
+    response = ask_stream(client, notebook, question="Where do herons wait?")
 
     assert response.status_code == 402
     assert not Message.objects.exists()
@@ -175,7 +146,7 @@ def test_a_spent_credit_is_refused_with_402(client, owner, notebook, fake_openai
 def test_an_empty_question_is_an_error_event(client, owner, notebook):
     client.force_login(owner)
 
-    parts, _ = read_all(_ask_stream(client, notebook, question="  "))
+    parts, _ = read_all(ask_stream(client, notebook, question="  "))
 
     assert parse(parts) == [("error", {"error": "The question is empty."})]
 

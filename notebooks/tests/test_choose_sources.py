@@ -10,9 +10,10 @@ from django.urls import reverse
 
 from generation.answering import answer_question
 from notebooks.models import Message, Notebook
-from notebooks.services import choose_sources, source_choice
 from notebooks.tests.factories import make_source
+from retrieval.chosen_sources import choose_sources, source_choice
 from sharing.models import Membership
+from texts.errors import UserFacingError
 
 HERONS = b"Grey herons wait motionless at the edge of the pond for fish."
 TRAINS = b"The night train to Vienna leaves the central station at eleven each evening."
@@ -80,7 +81,7 @@ def test_with_none_ticked_asking_is_disabled_with_a_reason(client, owner, notebo
     page = client.get(reverse("notebooks:detail", args=[notebook.pk])).text
     assert 'id="ask-button" disabled' in page
     assert "No source is ticked: tick at least one source on the left to ask." in page
-    with pytest.raises(ValueError, match="No source is ticked"):
+    with pytest.raises(UserFacingError, match="No source is ticked"):
         answer_question(user=owner, notebook=notebook, question="Herons?", chosen_sources=[])
 
 
@@ -165,7 +166,7 @@ def test_an_outsider_and_an_anonymous_visitor_cannot_choose(client, outsider, no
 
 
 def test_the_one_statement_choice_agrees_with_the_full_one(owner, notebook, three):
-    from notebooks.services import searched_sources
+    from retrieval.chosen_sources import searched_sources
 
     herons, trains, otters = three
     for ticked in ([herons, trains, otters], [herons], [], [otters, trains]):

@@ -8,15 +8,11 @@ import pytest
 from django.urls import reverse
 
 from generation.answering import answer_question
+from ingest.notes import edit_note, make_note_a_source
 from ingest.services import process_source
 from library.models import Chunk, Source
 from notebooks.models import Note
-from notebooks.services import (
-    create_note,
-    edit_note,
-    make_note_a_note_again,
-    make_note_a_source,
-)
+from notebooks.services import create_note, make_note_a_note_again
 from retrieval.services import retrieve
 
 TEXT = "# Kingfishers\n\nKingfishers dive into the river to catch small fish [1]."

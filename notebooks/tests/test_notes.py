@@ -12,6 +12,7 @@ from notebooks.models import Note, NoteCitation
 from notebooks.services import save_answer_as_note, unlink_source
 from notebooks.tests.factories import make_cited_answer, make_source
 from sharing.models import Membership
+from texts.errors import UserFacingError
 
 HX = {"HTTP_HX_REQUEST": "true"}
 
@@ -103,7 +104,7 @@ def test_a_note_citation_into_a_removed_source_says_source_removed(client, owner
 
 def test_a_refusal_cannot_be_saved_as_a_note(owner, notebook, cited):
     cited.message.mode = "refusal"
-    with pytest.raises(ValueError, match="Only an answer"):
+    with pytest.raises(UserFacingError, match="Only an answer"):
         save_answer_as_note(user=owner, message=cited.message)
 
 

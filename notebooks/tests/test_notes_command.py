@@ -10,8 +10,9 @@ from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
 from notebooks.models import Note
-from notebooks.services import choose_sources, create_note, save_answer_as_note
+from notebooks.services import create_note, save_answer_as_note
 from notebooks.tests.factories import make_cited_answer, make_source
+from retrieval.chosen_sources import choose_sources
 from sharing.models import Membership
 
 

@@ -16,8 +16,8 @@ from ingest.tests.data import PDFS
 from library.models import Source
 from notebooks.guides import guides_for, outline_guide, suggested_questions
 from notebooks.models import Message, SourceGuide
-from notebooks.services import choose_sources
 from notebooks.tests.factories import make_source
+from retrieval.chosen_sources import choose_sources
 
 HERONS = b"""# Grey herons
 
@@ -225,7 +225,7 @@ def test_a_page_view_makes_no_model_call_for_a_source_without_a_guide(
 @pytest.mark.parametrize("kind", ["generated"])
 def test_generated_documents_get_no_guide_in_the_list(kind, owner, notebook):
     # The list (and so the guides) leaves generated documents to the studio.
-    from notebooks.services import listed_sources
+    from retrieval.chosen_sources import listed_sources
 
     make_source(owner=owner, notebook=notebook, title="Report")
     Source.objects.filter(title="Report").update(kind=kind)
@@ -326,8 +326,9 @@ def test_a_viewer_gets_no_suggestions_in_the_fragment(
 def test_a_note_titled_with_its_question_gets_questions_about_this_note(
     fake_openai, owner, notebook
 ):
+    from ingest.notes import make_note_a_source
     from ingest.services import process_source
-    from notebooks.services import create_note, make_note_a_source
+    from notebooks.services import create_note
 
     note = create_note(
         user=owner,

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from django.urls import reverse
 
-from notebooks.services import choose_sources, create_note, save_answer_as_note
+from notebooks.services import create_note, save_answer_as_note
 from notebooks.tests.factories import make_cited_answer, make_source
+from retrieval.chosen_sources import choose_sources
 
 DE = {"Accept-Language": "de"}
 

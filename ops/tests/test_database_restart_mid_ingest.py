@@ -12,7 +12,7 @@ from django.core.files.base import ContentFile
 from django.db import close_old_connections
 
 from ingest.services import add_source
-from ingest.tests.test_worker_faults import start_worker, stop, wait_until
+from ingest.tests.worker_process import start_worker, stop, wait_until
 from ingest.worker import drain_queue
 from library.models import Chunk, Source
 from ops import recovery

@@ -3,21 +3,11 @@ recently; otherwise 503 naming what is wrong. Anyone may ask, on any host name."
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import pytest
 from django.db import connection
-from django.utils import timezone
 
 from ops import health
-
-
-def worker_seen(seconds_ago: float) -> None:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "INSERT INTO procrastinate_workers (last_heartbeat) VALUES (%s)",
-            [timezone.now() - timedelta(seconds=seconds_ago)],
-        )
+from ops.tests.worker_traces import worker_seen
 
 
 @pytest.fixture(autouse=True)

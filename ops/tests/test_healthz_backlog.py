@@ -13,7 +13,7 @@ from django.utils import timezone
 from ingest.services import add_source
 from library.models import Source
 from ops import health
-from ops.tests.test_healthz import worker_seen
+from ops.tests.worker_traces import worker_seen
 
 
 @pytest.fixture(autouse=True)

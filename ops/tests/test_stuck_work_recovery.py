@@ -15,7 +15,7 @@ from ingest.services import SourceBusy, add_source, reprocess_source
 from ingest.worker import drain_queue
 from library.models import Chunk, EmbeddingState, Source
 from ops import recovery
-from ops.tests.test_stalled_jobs import worker_dies_holding_the_job
+from ops.tests.worker_traces import worker_dies_holding_the_job
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

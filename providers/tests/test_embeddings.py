@@ -4,6 +4,7 @@ import pytest
 from django.core import checks
 
 from billing.models import Usage
+from library import embedding_state
 from providers import embeddings, local_e5
 from providers.checks import model_configuration
 from providers.errors import ProviderError
@@ -17,7 +18,10 @@ def test_texts_are_embedded_in_batches_each_metered(fake_openai, owner, settings
     progress = []
 
     vectors = embeddings.embed_texts(
-        TEXTS, user=owner, on_progress=lambda done, total: progress.append((done, total))
+        TEXTS,
+        user=owner,
+        on_progress=lambda done, total: progress.append((done, total)),
+        model=embeddings.configured_model(),
     )
 
     # Sent at once (EMBEDDING_CONCURRENT_REQUESTS), so they may arrive in any order.
@@ -39,7 +43,7 @@ def test_a_long_sources_batches_are_sent_at_once_and_come_back_in_order(
     fake_openai.slow_seconds = 2.0
     fake_openai.fail_next("slow", times=4, endpoint="embeddings")
 
-    vectors = embeddings.embed_texts(TEXTS[:4], user=owner)
+    vectors = embeddings.embed_texts(TEXTS[:4], user=owner, model=embeddings.configured_model())
 
     # Each of the four was answered after 2 s; all four had arrived before the first answer.
     arrivals = sorted(request.received_at for request in fake_openai.embedding_requests)
@@ -53,7 +57,7 @@ def test_one_at_a_time_when_concurrent_requests_is_one(fake_openai, owner, setti
     settings.EMBEDDING_BATCH_SIZE = 2
     settings.EMBEDDING_CONCURRENT_REQUESTS = 1
 
-    embeddings.embed_texts(TEXTS, user=owner)
+    embeddings.embed_texts(TEXTS, user=owner, model=embeddings.configured_model())
 
     assert [len(r.body["input"]) for r in fake_openai.embedding_requests] == [2, 2, 1]
 
@@ -67,7 +71,7 @@ def test_a_failed_batch_among_concurrent_ones_fails_and_bills_the_answered_ones(
     fake_openai.fail_next("500", endpoint="embeddings", skip=2)
 
     with pytest.raises(ProviderError):
-        embeddings.embed_texts(TEXTS[:4], user=owner)
+        embeddings.embed_texts(TEXTS[:4], user=owner, model=embeddings.configured_model())
 
     answered = [r for r in fake_openai.embedding_requests if r.answered_with != "500"]
     assert len(answered) == 3
@@ -75,7 +79,7 @@ def test_a_failed_batch_among_concurrent_ones_fails_and_bills_the_answered_ones(
 
 
 def test_the_request_names_the_model_and_the_dimensions(fake_openai, db):
-    embeddings.embed_query("grey herons", user=None)
+    embeddings.embed_query("grey herons", user=None, model=embeddings.configured_model())
 
     body = fake_openai.embedding_requests[0].body
     assert (body["model"], body["dimensions"], body["input"]) == ("fake-embed", 64, ["grey herons"])
@@ -85,7 +89,7 @@ def test_vectors_travel_packed_as_the_client_asks(fake_openai, db):
     """The openai client asks for base64 (packed float32) and unpacks it; the test server
     answers as the real API does, so benchmarks see the real cost (JSON numbers cost half
     a second per 166 vectors of 384 to parse)."""
-    vectors = embeddings.embed_texts(TEXTS[:2], user=None)
+    vectors = embeddings.embed_texts(TEXTS[:2], user=None, model=embeddings.configured_model())
 
     assert fake_openai.embedding_requests[0].body.get("encoding_format") == "base64"
     answered = fake_openai.embeddings_response({"input": ["x"], "encoding_format": "base64"})
@@ -96,7 +100,7 @@ def test_vectors_travel_packed_as_the_client_asks(fake_openai, db):
 def test_without_dimensions_the_request_leaves_them_to_the_model(fake_openai, db, settings):
     settings.EMBEDDING_DIMENSIONS = 0
 
-    vector = embeddings.embed_query("grey herons", user=None)
+    vector = embeddings.embed_query("grey herons", user=None, model=embeddings.configured_model())
 
     assert "dimensions" not in fake_openai.embedding_requests[0].body
     assert len(vector) == 64  # the fake server's own default
@@ -105,7 +109,7 @@ def test_without_dimensions_the_request_leaves_them_to_the_model(fake_openai, db
 def test_a_rate_limited_request_is_retried(fake_openai, db):
     fake_openai.fail_next("429")
 
-    vector = embeddings.embed_query("grey herons", user=None)
+    vector = embeddings.embed_query("grey herons", user=None, model=embeddings.configured_model())
 
     assert vector == pytest.approx(fake_embedding("grey herons", 64))
     assert [r.answered_with for r in fake_openai.embedding_requests] == ["429", "ok"]
@@ -116,7 +120,7 @@ def test_a_server_error_on_every_try_raises_a_provider_error(fake_openai, db):
     fake_openai.fail_next("500", times=2)
 
     with pytest.raises(ProviderError) as failure:
-        embeddings.embed_query("grey herons", user=None)
+        embeddings.embed_query("grey herons", user=None, model=embeddings.configured_model())
 
     assert str(failure.value) == (
         f"The embedding model at {fake_openai.base_url} answered with an error (HTTP 500)."
@@ -129,14 +133,14 @@ def test_rate_limiting_on_every_try_says_so(fake_openai, db):
     fake_openai.fail_next("429", times=2)
 
     with pytest.raises(ProviderError, match="rate-limiting"):
-        embeddings.embed_query("grey herons", user=None)
+        embeddings.embed_query("grey herons", user=None, model=embeddings.configured_model())
 
 
 def test_a_dimension_mismatch_names_the_setting(fake_openai, db):
     fake_openai.force_dimensions = 32
 
     with pytest.raises(ProviderError) as failure:
-        embeddings.embed_texts(["grey herons"], user=None)
+        embeddings.embed_texts(["grey herons"], user=None, model=embeddings.configured_model())
 
     assert "EMBEDDING_DIMENSIONS is 64" in str(failure.value)
     assert "32 dimensions" in str(failure.value)
@@ -146,7 +150,7 @@ def test_a_garbage_response_raises_a_provider_error(fake_openai, db):
     fake_openai.fail_next("garbage")
 
     with pytest.raises(ProviderError, match="embedding model"):
-        embeddings.embed_texts(["grey herons"], user=None)
+        embeddings.embed_texts(["grey herons"], user=None, model=embeddings.configured_model())
 
 
 def test_a_server_too_slow_on_every_try_times_out(fake_openai, db, settings):
@@ -155,7 +159,7 @@ def test_a_server_too_slow_on_every_try_times_out(fake_openai, db, settings):
     fake_openai.fail_next("slow", times=2)
 
     with pytest.raises(ProviderError, match="did not answer in time"):
-        embeddings.embed_query("grey herons", user=None)
+        embeddings.embed_query("grey herons", user=None, model=embeddings.configured_model())
 
 
 def test_a_server_that_is_down_cannot_be_reached(db, settings):
@@ -164,16 +168,16 @@ def test_a_server_that_is_down_cannot_be_reached(db, settings):
     settings.OPENAI_MAX_RETRIES = 0
 
     with pytest.raises(ProviderError, match="cannot be reached"):
-        embeddings.embed_query("grey herons", user=None)
+        embeddings.embed_query("grey herons", user=None, model=embeddings.configured_model())
 
 
 def test_before_any_vector_is_stored_the_active_model_follows_the_settings(settings, db):
     settings.OPENAI_BASE_URL = ""
-    assert embeddings.active_model() == local_e5.MODEL_NAME
+    assert embedding_state.active_model() == local_e5.MODEL_NAME
 
     settings.OPENAI_BASE_URL = "http://127.0.0.1:1/v1"
     settings.EMBEDDING_MODEL = "text-embedding-3-small"
-    assert embeddings.active_model() == "text-embedding-3-small"
+    assert embedding_state.active_model() == "text-embedding-3-small"
 
 
 def test_a_model_server_without_a_chat_model_fails_the_system_check(settings):

@@ -36,7 +36,9 @@ def test_a_matching_german_passage_ranks_above_an_unrelated_one():
 def test_without_a_model_server_embeddings_are_local_and_metered(settings, owner):
     settings.OPENAI_BASE_URL = ""
 
-    vectors = embeddings.embed_texts(["Grey herons wait by the pond."], user=owner)
+    vectors = embeddings.embed_texts(
+        ["Grey herons wait by the pond."], user=owner, model=embeddings.configured_model()
+    )
 
     assert len(vectors[0]) == 384
     usage = Usage.objects.get()

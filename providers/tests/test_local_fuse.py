@@ -4,6 +4,7 @@ import pytest
 
 from billing.models import Usage
 from billing.prices import price_for
+from library import embedding_state
 from library.models import Chunk
 from providers import embeddings, local_fuse
 from providers.checks import model_configuration
@@ -41,9 +42,11 @@ def test_embedding_model_selects_it_without_a_model_server(settings, owner):
     settings.OPENAI_BASE_URL = ""
     settings.EMBEDDING_MODEL = local_fuse.MODEL_NAME
 
-    vectors = embeddings.embed_texts(["Grey herons wait by the pond."], user=owner)
+    vectors = embeddings.embed_texts(
+        ["Grey herons wait by the pond."], user=owner, model=embeddings.configured_model()
+    )
 
-    assert embeddings.active_model() == local_fuse.MODEL_NAME
+    assert embedding_state.active_model() == local_fuse.MODEL_NAME
     assert len(vectors[0]) == 512
     usage = Usage.objects.get()
     assert (usage.kind, usage.model, usage.user) == ("embedding", local_fuse.MODEL_NAME, owner)
@@ -54,7 +57,9 @@ def test_embedding_model_selects_it_without_a_model_server(settings, owner):
 def test_it_embeds_locally_while_a_model_server_serves_the_rest(fake_openai, owner, settings):
     settings.EMBEDDING_MODEL = local_fuse.MODEL_NAME
 
-    vector = embeddings.embed_query("Where do herons wait?", user=owner)
+    vector = embeddings.embed_query(
+        "Where do herons wait?", user=owner, model=embeddings.configured_model()
+    )
 
     assert len(vector) == 512
     assert fake_openai.embedding_requests == []

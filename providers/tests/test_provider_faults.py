@@ -23,7 +23,7 @@ def test_a_429_is_retried_after_the_servers_retry_after(fake_openai, db, setting
     fake_openai.fail_next("429", endpoint="embeddings")
     started = time.monotonic()
 
-    embeddings.embed_query("grey herons", user=None)
+    embeddings.embed_query("grey herons", user=None, model=embeddings.configured_model())
 
     assert time.monotonic() - started >= 1.0
     assert [r.answered_with for r in fake_openai.embedding_requests] == ["429", "ok"]
@@ -34,7 +34,7 @@ def test_retries_back_off_and_then_give_up_with_a_reason(fake_openai, db, settin
     fake_openai.fail_next("500", times=3, endpoint="embeddings")
 
     with pytest.raises(Exception, match=r"answered with an error \(HTTP 500\)"):
-        embeddings.embed_query("grey herons", user=None)
+        embeddings.embed_query("grey herons", user=None, model=embeddings.configured_model())
 
     assert len(fake_openai.embedding_requests) == 3  # the call and its two retries
 

@@ -1,6 +1,6 @@
 from billing.models import Usage
 from providers.chat import chat
-from providers.embeddings import embed_texts
+from providers.embeddings import configured_model, embed_texts
 from providers.tokens import estimate_tokens
 
 
@@ -14,7 +14,7 @@ def test_a_token_estimate_counts_a_token_per_six_letters_of_each_word():
 def test_embeddings_from_a_server_that_reports_no_usage_are_counted_locally(owner, fake_openai):
     fake_openai.omit_usage = True
 
-    embed_texts(["Herons eat fish and frogs."], user=owner)
+    embed_texts(["Herons eat fish and frogs."], user=owner, model=configured_model())
 
     row = Usage.objects.get(kind="embedding")
     assert row.input_tokens == estimate_tokens("Herons eat fish and frogs.") > 0

@@ -7,6 +7,7 @@ import pytest
 from django.core.management import call_command
 from procrastinate.contrib.django.models import ProcrastinateJob
 
+from library import embedding_state
 from library.models import Chunk, ChunkEmbedding, EmbeddingState
 from providers import embeddings
 from retrieval import checks
@@ -42,7 +43,7 @@ def embedded_texts(fake_openai, model: str) -> list[str]:
 
 
 def test_the_first_vectors_pin_the_model_until_reembed_switches(indexed):
-    assert embeddings.active() == embeddings.EmbeddingModel("fake-embed", 64)
+    assert embedding_state.active() == embeddings.EmbeddingModel("fake-embed", 64)
     warnings = checks.embedding_model_matches_the_settings(None, databases=["default"])
     assert [warning.id for warning in warnings] == ["retrieval.W001"]
     assert "manage.py reembed" in warnings[0].hint
@@ -73,7 +74,7 @@ def test_searches_during_a_reembed_use_the_old_vectors_and_after_it_only_the_new
         32,
         "",
     )
-    assert embeddings.active_model() == "fake-embed-2"
+    assert embedding_state.active_model() == "fake-embed-2"
     assert not ChunkEmbedding.objects.exists()  # the copies are gone, on the chunks now
     assert {(c.embedding_model, len(c.embedding)) for c in Chunk.objects.all()} == {
         ("fake-embed-2", 32)

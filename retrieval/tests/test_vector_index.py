@@ -15,7 +15,7 @@ from django.core.management import call_command
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
-from library import vector_indexes
+from library import embedding_state, vector_indexes
 from library.models import Chunk, Source
 from notebooks.models import Notebook, NotebookSource
 from providers import embeddings
@@ -142,7 +142,7 @@ def test_reembed_indexes_the_new_model_before_it_switches_and_drops_the_old_inde
         batch_size=100,
         on_batch=lambda state: seen.append(index_exists("fake-embed-2", 32)),
     )
-    assert embeddings.active_model() == "fake-embed-2"
+    assert embedding_state.active_model() == "fake-embed-2"
     assert index_exists("fake-embed-2", 32)
     assert not index_exists("fake-embed", 64)
     assert vector_indexes.vector_indexes() == [

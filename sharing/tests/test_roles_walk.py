@@ -24,16 +24,16 @@ from notebooks.models import (
     NotebookSource,
     UntickedSource,
 )
-from notebooks.tests.test_access_walk import (
+from notebooks.tests.access_world import (
     OWNER_MAY_GET_404,
     SECRET,
     SITE_ROUTES,
-    _body,
-    _hostile_data,
-    _is_login_redirect,
-    _url,
-    _values,
     build_world,
+    hostile_data,
+    is_login_redirect,
+    response_body,
+    route_url,
+    route_values,
 )
 from sharing.models import Membership
 
@@ -151,7 +151,7 @@ def _state(shared) -> dict:
 def _request(client, url: str, shared, role: str):
     response = client.get(url)
     if response.status_code == 405:
-        data = _hostile_data(shared) | {"person": "outsider", "role": "viewer", "posted": "1"}
+        data = hostile_data(shared) | {"person": "outsider", "role": "viewer", "posted": "1"}
         if role != "owner":
             # The owner's conversation is posted, not shared: a question of anyone else's
             # starts their own (asking in it is refused, test_sharing_flow.py).
@@ -165,7 +165,7 @@ def _request(client, url: str, shared, role: str):
 def test_each_role_gets_exactly_its_rights(client, shared_world, route, role, fake_openai):
     walk = shared_world
     need = RIGHTS[route.name]
-    url = _url(route, _values(route, walk))
+    url = route_url(route, route_values(route, walk))
     if role != "anonymous":
         person = {"owner": walk.owner, "outsider": walk.outsider}.get(role) or getattr(walk, role)
         client.force_login(person)
@@ -174,20 +174,20 @@ def test_each_role_gets_exactly_its_rights(client, shared_world, route, role, fa
     where = f"{role} {url}: {response.status_code}"
 
     if role == "anonymous":
-        assert _is_login_redirect(response, reverse("login")), where
+        assert is_login_redirect(response, reverse("login")), where
         assert _state(walk) == before, where
         return
     if role == "outsider":
         # Learns nothing, not even that the notebook exists.
         assert response.status_code == 404, where
-        assert SECRET.encode() not in _body(response).lower(), where
+        assert SECRET.encode() not in response_body(response).lower(), where
         assert _state(walk) == before, where
         return
     if role in ALLOWED[need]:
         assert response.status_code not in (403, 404) or (
             response.status_code == 404 and route.name in OWNER_MAY_GET_404
         ), where
-        assert not _is_login_redirect(response, reverse("login")), where
+        assert not is_login_redirect(response, reverse("login")), where
         return
     expected = 404 if need in REFUSED_AS_NOT_FOUND else 403
     assert response.status_code == expected, where

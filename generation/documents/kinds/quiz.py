@@ -24,6 +24,7 @@ from generation.documents.reading import (
 )
 from generation.documents.structured import InvalidOutput
 from library.words import content_terms
+from texts.errors import UserFacingError
 
 FOCUS = "key facts, definitions, figures and conclusions worth remembering"
 QUESTIONS = 8
@@ -93,11 +94,11 @@ def check_answer(item: dict[str, Any], response: str) -> Checked:
     response = response.strip()
     if item["type"] == "multiple_choice":
         if not response.isdigit() or int(response) >= len(item["options"]):
-            raise ValueError(_("Choose one of the options."))
+            raise UserFacingError(_("Choose one of the options."))
         right = item["answer_index"]
         return Checked(int(response) == right, item["options"][right], item["explanation"])
     if not response:
-        raise ValueError(_("Write an answer first."))
+        raise UserFacingError(_("Write an answer first."))
     return Checked(
         short_answer_matches(item["answer"], response), item["answer"], item["explanation"]
     )

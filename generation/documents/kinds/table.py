@@ -12,9 +12,10 @@ from django.utils.translation import gettext as _
 
 from generation.documents.figures import source_figures
 from generation.documents.inputs import Inputs
-from generation.documents.markers import require_markers, strip_markers
+from generation.documents.markers import require_markers
 from generation.documents.reading import cite
 from generation.documents.structured import InvalidOutput
+from notebooks.markers import strip_markers
 
 FOCUS = "figures, dates, comparisons"
 MAX_ROWS = 40

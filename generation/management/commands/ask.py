@@ -10,10 +10,11 @@ from billing.services import CreditSpent
 from generation.answering import answer_question
 from generation.citations import unsupported_sentences
 from generation.models import AttributedCitation
-from notebooks.services import parse_source_ids, source_choice
 from providers.errors import ProviderError
+from retrieval.chosen_sources import parse_source_ids, source_choice
 from sharing import access
 from sharing.models import Role
+from texts.errors import UserFacingError
 
 
 class Command(BaseCommand):
@@ -46,7 +47,7 @@ class Command(BaseCommand):
             raise CommandError(f"There is no user {options['user']!r}.")
         try:
             notebook = access.find_notebook(user, options["notebook"], Role.EDITOR)
-        except ValueError as exc:
+        except UserFacingError as exc:
             raise CommandError(str(exc)) from exc
         if notebook is None:
             raise CommandError(
@@ -62,7 +63,7 @@ class Command(BaseCommand):
         if options["sources"] is not None:
             try:
                 chosen = parse_source_ids(options["sources"], notebook=notebook)
-            except ValueError as exc:
+            except UserFacingError as exc:
                 raise CommandError(str(exc)) from exc
         if source is not None:
             chosen = None  # asking about one source asks it, ticked or not
@@ -84,7 +85,7 @@ class Command(BaseCommand):
                 source=source,
                 chosen_sources=chosen,
             )
-        except (CreditSpent, ProviderError, ValueError) as exc:
+        except (CreditSpent, ProviderError, UserFacingError) as exc:
             raise CommandError(str(exc)) from exc
 
         attributed = set(

@@ -10,10 +10,11 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from generation.documents.kinds import KINDS
 from generation.documents.models import GeneratedDocument
 from generation.documents.services import LANGUAGES, request_document, wait_for_document
-from notebooks.services import parse_source_ids, source_choice
 from ops.waiting import GaveUp
+from retrieval.chosen_sources import parse_source_ids, source_choice
 from sharing import access
 from sharing.models import Role
+from texts.errors import UserFacingError
 
 
 class Command(BaseCommand):
@@ -69,7 +70,7 @@ class Command(BaseCommand):
             raise CommandError(f"No user {options['user']!r}.")
         try:
             notebook = access.find_notebook(user, options["notebook"], Role.EDITOR)
-        except ValueError as exc:
+        except UserFacingError as exc:
             raise CommandError(str(exc)) from exc
         if notebook is None:
             raise CommandError(f"{user.get_username()} has no notebook {options['notebook']!r}.")
@@ -88,7 +89,7 @@ class Command(BaseCommand):
                 audio_format=options["audio_format"],
                 length=options["length"],
             )
-        except ValueError as exc:
+        except UserFacingError as exc:
             raise CommandError(str(exc)) from exc
         try:
             document = wait_for_document(document.pk, idle_seconds=options["give_up_after"])

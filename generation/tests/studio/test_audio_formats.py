@@ -14,7 +14,7 @@ from generation.documents.inputs import gather
 from generation.documents.kinds import audio
 from generation.documents.models import GeneratedDocument
 from generation.tests.studio.conftest import reply
-from generation.tests.studio.test_documents_of_a_real_manual import MANUAL, outline_chapters
+from ingest.tests.data import MANUAL, outline_chapters
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from generation.documents.models import GeneratedDocument
 from generation.speech import mp3_seconds
-from generation.tests.studio.conftest import reply
+from generation.tests.studio.conftest import is_mp3, reply
 
 SCRIPT = {
     "title": "Herons and trains",
@@ -17,10 +17,6 @@ SCRIPT = {
         {"speaker": "A", "text": "And the night train leaves Vienna at a quarter past eight."},
     ],
 }
-
-
-def is_mp3(data: bytes) -> bool:
-    return data[:3] == b"ID3" or (data[0] == 0xFF and data[1] & 0xE0 == 0xE0)
 
 
 def test_a_script_from_the_chat_model_is_spoken_by_two_voices_into_an_mp3(

@@ -5,27 +5,16 @@ from __future__ import annotations
 
 import re
 
-import pypdfium2 as pdfium
 import pytest
 
 from generation.documents.models import GeneratedDocument
-from ingest.tests.data import SHARED_DATA
-
-MANUAL = SHARED_DATA / "manual-qa" / "debian-reference.en.pdf"
+from ingest.tests.data import MANUAL, outline_chapters
 
 
 @pytest.fixture
 def manual(fake_openai, settings, notebook, add_ready_source):
     settings.CHAT_MODEL = ""  # offline generators
     return add_ready_source(notebook, MANUAL.read_bytes(), MANUAL.name)
-
-
-def outline_chapters() -> list[str]:
-    document = pdfium.PdfDocument(MANUAL)
-    try:
-        return [bookmark.get_title() for bookmark in document.get_toc() if bookmark.level == 0]
-    finally:
-        document.close()
 
 
 def test_the_mind_map_of_a_manual_is_its_chapters_and_their_sections(manual, make_document):

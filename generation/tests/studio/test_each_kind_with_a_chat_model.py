@@ -5,65 +5,8 @@ import pytest
 
 from billing.models import Usage
 from generation.documents.models import GeneratedDocument
-from generation.tests.studio.conftest import reply
+from generation.tests.studio.conftest import REPLIES, reply
 from library.models import Source
-
-REPLIES = {
-    "report": {
-        "title": "Herons and night trains",
-        "markdown": "## Herons\n\nBritain's herons grew by 25 % [1]. They nest in colonies [2].\n\n"
-        "## Trains\n\nThe Vienna night train leaves at 20:15 [3][9].",
-    },
-    "quiz": {
-        "title": "What do you remember?",
-        "questions": [
-            {
-                "type": "multiple_choice",
-                "question": "How tall is a grey heron?",
-                "options": ["50 cm", "95 cm", "2 m"],
-                "answer_index": 1,
-                "explanation": "A grey heron stands about 95 cm tall [1].",
-            },
-            {
-                "type": "short_answer",
-                "question": "Where do herons breed?",
-                "answer": "in colonies called heronries",
-                "explanation": "Herons breed in colonies called heronries [2].",
-            },
-        ],
-    },
-    "table": {
-        "title": "Figures",
-        "columns": ["What", "Value"],
-        "rows": [
-            {"cells": ["Heron height", "95 cm"], "source": "[1]"},
-            {"cells": ["Night train passengers (2019)", "1.4 million"], "source": "[3]"},
-        ],
-    },
-    "mindmap": {
-        "title": "Notebook map",
-        "root": {
-            "label": "Herons and trains",
-            "children": [
-                {"label": "Herons", "children": [{"label": "Breeding", "children": []}]},
-                {"label": "Night trains", "children": []},
-            ],
-        },
-    },
-    "infographic": {
-        "title": "In numbers",
-        "figures": [{"value": "25 %", "label": "growth of British herons", "source": "[1]"}],
-        "timeline": [{"date": "2016", "event": "Austria buys the sleepers", "source": "[3]"}],
-        "comparisons": [
-            {
-                "title": "Berths per compartment",
-                "unit": "berths",
-                "source": "[3]",
-                "items": [{"label": "Couchette", "value": 6}, {"label": "Sleeper", "value": 3}],
-            }
-        ],
-    },
-}
 
 
 @pytest.mark.parametrize("kind", list(REPLIES))

@@ -6,8 +6,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from generation.documents.models import GeneratedDocument
-from generation.tests.studio.conftest import reply
-from generation.tests.studio.test_audio_overview import is_mp3
+from generation.tests.studio.conftest import is_mp3, reply
 
 
 @pytest.mark.django_db(transaction=True)

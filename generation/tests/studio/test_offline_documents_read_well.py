@@ -11,10 +11,10 @@ from typing import Any
 import pypdfium2 as pdfium
 import pytest
 
-from generation.documents.markers import strip_markers
 from generation.documents.models import GeneratedDocument
 from ingest.tests.data import SHARED_DATA
 from library.models import Chunk
+from notebooks.markers import strip_markers
 
 MANUALS = SHARED_DATA / "manual-qa"
 OFFLINE_KINDS = ["report", "table", "infographic", "quiz", "flashcards"]

@@ -8,8 +8,7 @@ from procrastinate.contrib.django.models import ProcrastinateJob
 
 from generation.documents.models import GeneratedDocument
 from generation.documents.services import request_document
-from generation.tests.studio.conftest import reply
-from generation.tests.studio.test_each_kind_with_a_chat_model import REPLIES
+from generation.tests.studio.conftest import REPLIES, reply
 from ingest.worker import drain_queue
 
 

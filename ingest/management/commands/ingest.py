@@ -17,6 +17,7 @@ from notebooks.services import get_or_create_notebook
 from ops.waiting import GaveUp
 from sharing import access
 from sharing.models import Role
+from texts.errors import UserFacingError
 
 URL_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
 
@@ -70,7 +71,7 @@ class Command(BaseCommand):
         # neither: a new one of their own.
         try:
             notebook = access.find_notebook(user, options["notebook"], Role.EDITOR)
-        except ValueError as exc:
+        except UserFacingError as exc:
             raise CommandError(str(exc)) from exc
         if notebook is None:
             notebook, created = get_or_create_notebook(owner=user, title=options["notebook"])

@@ -6,8 +6,9 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from notebooks.services import source_choice
+from retrieval.chosen_sources import source_choice
 from sharing import access
+from texts.errors import UserFacingError
 
 
 class Command(BaseCommand):
@@ -27,7 +28,7 @@ class Command(BaseCommand):
             raise CommandError(f"There is no user {options['user']!r}.")
         try:
             notebook = access.find_notebook(user, options["notebook"])
-        except ValueError as exc:
+        except UserFacingError as exc:
             raise CommandError(str(exc)) from exc
         if notebook is None:
             raise CommandError(f"{user.get_username()} has no notebook {options['notebook']!r}.")

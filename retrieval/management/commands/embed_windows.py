@@ -4,7 +4,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from providers import embeddings
+from library import embedding_state
 from providers.errors import ProviderError
 from retrieval import profiles, windows
 
@@ -18,7 +18,7 @@ class Command(BaseCommand):
     )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        model = embeddings.active()
+        model = embedding_state.active()
         if not windows.enabled_for(model.name):
             raise CommandError(
                 f"Windows are off for {model.name}: set RETRIEVAL_WINDOWS=on (or local, for "

@@ -5,7 +5,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from ingest.worker import drain_queue
-from library import vector_indexes
+from library import embedding_state, vector_indexes
 from library.models import EmbeddingState
 from providers import embeddings
 from providers.embeddings import EmbeddingModel
@@ -70,7 +70,7 @@ class Command(BaseCommand):
             self.stdout.write(f"Switched to {state.active_model} ({state.progress_total} chunks).")
 
     def build_index(self) -> None:
-        model = embeddings.active_model()
+        model = embedding_state.active_model()
         dimensions = vector_indexes.vector_dimensions(model=model)
         if dimensions is None:
             raise CommandError(f"No chunk has a vector by {model} yet: nothing to index.")

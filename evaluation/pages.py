@@ -30,13 +30,13 @@ from django.contrib.auth.models import User
 from django.core.files import File
 from django.utils import timezone
 
+from evaluation.recall import RECALL_AT, EvaluationError, normalise
 from generation.answering import Answer, answer_question
 from ingest.services import add_source
 from ingest.worker import wait_for_sources
+from library import embedding_state
 from library.models import Chunk, Source
 from notebooks.models import Message, Notebook
-from providers import embeddings
-from retrieval.evaluation import RECALL_AT, EvaluationError, normalise
 
 
 @dataclass(frozen=True)
@@ -147,7 +147,7 @@ def page_texts(notebook: Notebook) -> dict[int, str]:
     pages: dict[int, list[str]] = defaultdict(list)
     chunks = Chunk.objects.filter(
         source__notebooksource__notebook=notebook,
-        embedding_model=embeddings.active_model(),
+        embedding_model=embedding_state.active_model(),
         page__isnull=False,
     ).order_by("source_id", "ordinal")
     for page, text in chunks.values_list("page", "text"):

@@ -5,7 +5,7 @@ import logging
 
 import pytest
 
-from retrieval.rewrite import derailed, rewrite_query
+from generation.rewrite import derailed, rewrite_query
 
 TURNS = [
     ("user", "Which mailing list announces new Debian packages?"),
@@ -35,7 +35,7 @@ def test_a_derailing_rewrite_falls_back_to_the_question_and_is_logged(
 ):
     fake_openai.chat_replies.append(reply)
 
-    with caplog.at_level(logging.WARNING, logger="retrieval.rewrite"):
+    with caplog.at_level(logging.WARNING, logger="generation.rewrite"):
         rewrite = rewrite_query(question=QUESTION, turns=TURNS, user=None)
 
     assert rewrite.query == QUESTION

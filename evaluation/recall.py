@@ -8,7 +8,7 @@ compare on the same questions.
 
 Follow-up questions (FOLLOWUPS.jsonl: earlier turns, a follow-up and its answer) measure
 query rewriting: each is searched as asked and as the chat model rewrites it
-(retrieval/rewrite.py), and both are scored the same way.
+(generation/rewrite.py), and both are scored the same way.
 """
 
 from __future__ import annotations
@@ -25,14 +25,15 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.core.files import File
 
+from generation.rewrite import rewrite_query
 from ingest.services import add_source
 from ingest.worker import wait_for_sources
+from library import embedding_state
 from library.models import Chunk, Source
 from notebooks.models import Notebook
 from providers import embeddings
 from providers.chat import chat_available
 from retrieval import coverage
-from retrieval.rewrite import rewrite_query
 from retrieval.search import Hit
 from retrieval.services import search
 
@@ -192,7 +193,7 @@ def notebook_chunks(notebook: Notebook) -> dict[int, str]:
     chunks = Chunk.objects.filter(
         source__notebooksource__notebook=notebook,
         source__status=Source.Status.READY,
-        embedding_model=embeddings.active_model(),
+        embedding_model=embedding_state.active_model(),
     ).values_list("id", "text")
     return {chunk_id: normalise(text) for chunk_id, text in chunks}
 
@@ -224,7 +225,8 @@ def evaluate(
     run = search_function or default_search
     found_at = []
     unanswerable = refused = 0
-    model = embeddings.active_model()
+    active = embedding_state.active()
+    model = active.name
     latency, search_latency = [], []
     for item in items:
         answer = normalise(item.answer)
@@ -234,7 +236,7 @@ def evaluate(
         if vectors is not None and item.question in vectors:
             vector = vectors[item.question]
         else:
-            vector = embeddings.embed_query(item.question, user=user)
+            vector = embeddings.embed_query(item.question, user=user, model=active)
         embedded = time.perf_counter()
         hits = run(item, vector)[:k]
         finished = time.perf_counter()
@@ -299,7 +301,7 @@ def evaluate_followups(
     *, user: User, notebook: Notebook, items: list[FollowupItem], k: int = 8
 ) -> FollowupReport:
     """Search every follow-up twice, as asked and rewritten from its turns by the chat
-    model (retrieval/rewrite.py), whatever RETRIEVAL_QUERY_REWRITE says, and score both.
+    model (generation/rewrite.py), whatever RETRIEVAL_QUERY_REWRITE says, and score both.
     The rewrite calls are billed to `user` like any chat call."""
     require_chat_model()
     asked = [

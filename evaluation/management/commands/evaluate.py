@@ -8,8 +8,8 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
-from notebooks.models import Notebook
-from retrieval.evaluation import (
+from evaluation.pages import evaluate_pages, ingest_pdfs, load_offtopic, load_page_items
+from evaluation.recall import (
     EvaluationError,
     evaluate,
     evaluate_followups,
@@ -18,7 +18,7 @@ from retrieval.evaluation import (
     load_items,
     require_chat_model,
 )
-from retrieval.page_evaluation import evaluate_pages, ingest_pdfs, load_offtopic, load_page_items
+from notebooks.models import Notebook
 
 
 class Command(BaseCommand):

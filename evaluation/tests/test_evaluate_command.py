@@ -4,8 +4,8 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
+from evaluation.recall import percentile
 from notebooks.models import Notebook
-from retrieval.evaluation import percentile
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
