@@ -39,7 +39,6 @@ from notebooks.models import (
     Notebook,
     NoteCitation,
 )
-from notebooks.page_images import PageNotRendered, render_page_png
 from notebooks.services import (
     create_note,
     create_notebook,
@@ -55,6 +54,7 @@ from sharing.models import Membership, Role
 from texts import message_of, translated
 from texts.errors import UserFacingError
 from web.notebook_pages import HtmxHttpRequest, get_notebook_for_user, render_citation
+from web.page_images import PageNotRendered, render_page_png
 
 
 def _sources_context(request: HtmxHttpRequest, notebook: Notebook) -> dict[str, Any]:
