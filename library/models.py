@@ -45,8 +45,8 @@ class Source(BackgroundWork):
         AUTO = "auto", _("Text layer, images for pages without one")
 
     class SummaryMode(models.TextChoices):
-        LLM = "llm", "Written by the chat model"
-        EXTRACTIVE = "extractive", "Sentences from the document"
+        LLM = "llm", _("Written by the chat model")
+        EXTRACTIVE = "extractive", _("Sentences from the document")
 
     class Stage(models.TextChoices):
         NONE = "", _("None")
