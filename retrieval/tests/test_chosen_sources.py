@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from library.models import Source
-from retrieval.tests.test_generated_slots import MODES, add_chunks, make_source, search, texts
+from retrieval.tests.chunks import MODES, add_chunks, make_source, search, texts
 
 
 @MODES

@@ -7,7 +7,7 @@ import pytest
 from library.models import ChunkWindow
 from retrieval.closeness import part_closeness
 from retrieval.search import Hit
-from retrieval.tests.test_hybrid_search import MODEL, QUERY, add_chunk, make_source
+from retrieval.tests.chunks import MODEL, QUERY, add_chunk, make_source
 
 
 def test_each_hit_gets_its_parts_similarities_in_order_or_its_own(notebook):

@@ -1,7 +1,7 @@
 import pytest
 
 from retrieval.search import Fusion
-from retrieval.tests.test_hybrid_search import add_chunk, hybrid, make_source, texts
+from retrieval.tests.chunks import add_chunk, hybrid, make_source, texts
 
 MATCHES_FEW = "Some plants have zygomorphic flowers."
 MATCHES_MANY = (

@@ -4,74 +4,9 @@ at or above the floor; "Ask about this" on a generated document is not capped.""
 
 from __future__ import annotations
 
-import itertools
-import math
-
-import pytest
-from django.contrib.postgres.search import SearchVector
-
 from library.models import Chunk, Source
-from notebooks.models import NotebookSource
-from retrieval.search import search_notebook, search_notebook_hybrid
 from retrieval.services import retrieve
-
-MODEL = "fake-embed"
-QUERY = [1.0, 0.0, 0.0]
-_hashes = itertools.count(70_000)
-
-
-def at(similarity: float) -> list[float]:
-    """A vector with this cosine similarity to QUERY."""
-    return [similarity, math.sqrt(1 - similarity**2), 0.0]
-
-
-def make_source(notebook, *, kind=Source.Kind.TEXT, title="doc") -> Source:
-    source = Source.objects.create(
-        owner=notebook.owner,
-        kind=kind,
-        title=title,
-        filename=f"{title}.txt",
-        sha256=f"{next(_hashes):064x}",
-        status=Source.Status.READY,
-        language="en",
-        search_config="english",
-    )
-    NotebookSource.objects.create(notebook=notebook, source=source)
-    return source
-
-
-def add_chunks(source, similarities, *, text="{title} {n}") -> None:
-    for n, similarity in enumerate(similarities):
-        chunk = Chunk.objects.create(
-            source=source,
-            ordinal=n,
-            text=text.format(title=source.title, n=n),
-            char_start=0,
-            char_end=1,
-            embedding=at(similarity),
-            embedding_model=MODEL,
-        )
-        Chunk.objects.filter(pk=chunk.pk).update(
-            search_vector=SearchVector("text", config="english")
-        )
-    source.chunk_count = len(similarities)
-    source.save(update_fields=["chunk_count"])
-
-
-def search(mode, notebook, *, question="herons", **options):
-    options.setdefault("model", MODEL)
-    if mode == "dense":
-        return search_notebook(notebook=notebook, query_vector=QUERY, **options)
-    return search_notebook_hybrid(
-        notebook=notebook, question=question, query_vector=QUERY, **options
-    )
-
-
-def texts(hits) -> list[str]:
-    return [hit.chunk.text for hit in hits]
-
-
-MODES = pytest.mark.parametrize("mode", ["dense", "hybrid"])
+from retrieval.tests.chunks import MODES, add_chunks, make_source, search, texts
 
 
 @MODES

@@ -1,60 +1,10 @@
-import itertools
-
 import pytest
-from django.contrib.postgres.search import SearchVector
 
-from library.models import Chunk, Source
-from notebooks.models import Notebook, NotebookSource
-from retrieval.search import search_notebook, search_notebook_hybrid
+from library.models import Source
+from notebooks.models import Notebook
+from retrieval.search import search_notebook
 from retrieval.services import retrieve
-
-MODEL = "fake-embed"
-QUERY = [1.0, 0.0, 0.0]
-QUESTION = "Which plants have zygomorphic flowers?"
-_hashes = itertools.count(10_000)
-
-
-def make_source(notebook, *, status=Source.Status.READY, title="doc", config="english"):
-    source = Source.objects.create(
-        owner=notebook.owner,
-        kind=Source.Kind.TEXT,
-        title=title,
-        filename=f"{title}.txt",
-        sha256=f"{next(_hashes):064x}",
-        file=f"sources/{title}.txt",
-        status=status,
-        language="en",
-        search_config=config,
-    )
-    NotebookSource.objects.create(notebook=notebook, source=source)
-    return source
-
-
-def add_chunk(source, text, vector, *, model=MODEL) -> Chunk:
-    chunk = Chunk.objects.create(
-        source=source,
-        ordinal=source.chunks.count(),
-        text=text,
-        char_start=0,
-        char_end=len(text),
-        embedding=vector,
-        embedding_model=model,
-    )
-    Chunk.objects.filter(pk=chunk.pk).update(
-        search_vector=SearchVector("text", config=source.search_config)
-    )
-    return chunk
-
-
-def hybrid(notebook, question=QUESTION, **options):
-    options.setdefault("model", MODEL)
-    return search_notebook_hybrid(
-        notebook=notebook, question=question, query_vector=QUERY, **options
-    )
-
-
-def texts(hits) -> list[str]:
-    return [hit.chunk.text for hit in hits]
+from retrieval.tests.chunks import MODEL, QUERY, add_chunk, hybrid, make_source, texts
 
 
 @pytest.fixture

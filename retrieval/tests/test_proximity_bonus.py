@@ -2,7 +2,7 @@
 (Fusion.proximity_weight and proximity_window)."""
 
 from retrieval.search import Fusion
-from retrieval.tests.test_hybrid_search import add_chunk, hybrid, make_source, texts
+from retrieval.tests.chunks import add_chunk, hybrid, make_source, texts
 
 QUESTION = "What is the rate of infection in children?"
 # Both hold "rate", "infection" and "children" once each, at the same distance from the

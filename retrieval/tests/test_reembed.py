@@ -13,11 +13,8 @@ from providers import embeddings
 from retrieval import checks
 from retrieval.reembed import NothingToDo, run_reembed, start_reembed
 from retrieval.services import retrieve
+from retrieval.tests.indexes import TEXT
 
-TEXT = " ".join(
-    f"Paragraph {n}: grey herons wait by pond number {n} while night trains pass the reeds."
-    for n in range(12)
-).encode()
 QUESTION = "Where do grey herons wait?"
 
 

@@ -22,8 +22,7 @@ from notebooks.models import Notebook, NotebookSource
 from providers import embeddings
 from retrieval.reembed import run_reembed, start_reembed
 from retrieval.search import search_notebook_hybrid
-from retrieval.tests.test_reembed import TEXT
-from retrieval.tests.test_vector_index import plan_of_the_ranking_statement
+from retrieval.tests.indexes import TEXT, plan_of_the_ranking_statement
 
 _hashes = itertools.count(90_000)
 OURS, THEIRS = "ours-3", "theirs-3"

@@ -13,7 +13,6 @@ import pytest
 from django.apps import apps
 from django.core.management import call_command
 from django.db import connection, transaction
-from django.test.utils import CaptureQueriesContext
 
 from library import embedding_state, vector_indexes
 from library.models import Chunk, Source
@@ -21,7 +20,7 @@ from notebooks.models import Notebook, NotebookSource
 from providers import embeddings
 from retrieval.reembed import run_reembed, start_reembed
 from retrieval.search import search_notebook, search_notebook_hybrid
-from retrieval.tests.test_reembed import TEXT
+from retrieval.tests.indexes import TEXT, plan_of_the_ranking_statement
 
 MODEL = "bench-like-8"
 DIMS = 8
@@ -171,18 +170,6 @@ def test_reembed_index_builds_the_active_models_index_when_missing(
         f"{text_name} (full text) for fake-embed exists already.",
         f"{name} for fake-embed (64 dimensions) exists already.",
     ]
-
-
-def plan_of_the_ranking_statement(search) -> str:
-    """Run `search`, then EXPLAIN ANALYZE its ranking statement as it ran."""
-    with CaptureQueriesContext(connection) as queries:
-        search()
-    ranking = next(q["sql"] for q in queries.captured_queries if "WITH" in q["sql"])
-    settings_query = next(q["sql"] for q in queries.captured_queries if "set_config" in q["sql"])
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(settings_query)
-        cursor.execute("EXPLAIN (ANALYZE, COSTS OFF) " + ranking)
-        return "\n".join(row[0] for row in cursor.fetchall())
 
 
 def hnsw_scan_ran(plan: str) -> bool:

@@ -13,7 +13,7 @@ from providers.tests.fake_openai import fake_embedding
 from retrieval import windows
 from retrieval.reembed import run_reembed, start_reembed
 from retrieval.search import Fusion
-from retrieval.tests.test_hybrid_search import MODEL, add_chunk, hybrid, make_source, texts
+from retrieval.tests.chunks import MODEL, add_chunk, hybrid, make_source, texts
 
 WORDS = [f"w{n}" for n in range(250)]
 
