@@ -3,15 +3,13 @@ pipeline, and read again when its text changes."""
 
 from __future__ import annotations
 
-import hashlib
-
-from django.core.files.base import ContentFile
 from django.db import transaction
 
+from ingest.services.adding import add_markdown_source
 from ingest.tasks import ingest_source
 from library.models import Source
 from notebooks.markers import strip_markers
-from notebooks.models import Note, NotebookSource
+from notebooks.models import Note
 from notebooks.services import note_text
 
 
@@ -35,26 +33,18 @@ def make_note_a_source(*, note: Note) -> Source:
     text = strip_markers(note.content)
     if note.title:
         text = f"# {note.title}\n\n{text}"
-    # Keyed by the note (and its text), not the text alone: two notes may say the same, and
-    # each is its own source.
-    sha256 = hashlib.sha256(f"note:{note.pk}:{text}".encode()).hexdigest()
-    filename = f"note-{note.pk}.md"
     with transaction.atomic():
         if note.source_id is not None:
             Source.objects.filter(pk=note.source_id).delete()
-        source = Source(
+        source = add_markdown_source(
             owner_id=note.user_id,
+            notebook_id=note.notebook_id,
             kind=Source.Kind.NOTE,
-            title=note.display_title[:500],
-            filename=filename,
-            sha256=sha256,
-            size_bytes=len(text.encode()),
-            status=Source.Status.QUEUED,
-        )
-        source.file.save(filename, ContentFile(text.encode()), save=False)
-        source.save()
-        NotebookSource.objects.create(
-            notebook_id=note.notebook_id, source=source, added_by_id=note.user_id
+            title=note.display_title,
+            # The note and its text: a note made a source again gets a new one.
+            key=f"note:{note.pk}:{text}",
+            filename=f"note-{note.pk}.md",
+            text=text,
         )
         note.source = source
         note.save(update_fields=["source", "updated_at"])

@@ -3,7 +3,6 @@ source of kind "generated" so they can be asked about like any other."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 from collections.abc import Sequence
@@ -35,7 +34,7 @@ from generation.documents.structured import InvalidOutput, generate_json, parse
 from library.languages import detect_language
 from library.models import Source
 from notebooks.markers import strip_markers
-from notebooks.models import Notebook, NotebookSource
+from notebooks.models import Notebook
 from ops import recovery
 from ops.jobs import run_background_work
 from providers.chat import chat_available
@@ -352,30 +351,21 @@ def _index(document: GeneratedDocument) -> None:
     """Make the ready document a source of kind "generated" in its notebook, read, chunked
     and embedded by the normal ingest pipeline (in this job: the worker is already here).
     A failure there leaves the document ready; its source shows why it is not searchable."""
-    from ingest.services import process_source
+    from ingest.services import add_markdown_source, process_source
 
     text = strip_markers(kind_module(document.kind).readable(document.data))
-    # Keyed by the document, not its text: two documents may say the same (extractive ones
-    # of unchanged sources do), and each is its own source.
-    sha256 = hashlib.sha256(f"generated:{document.pk}".encode()).hexdigest()
-    filename = f"{document.kind}-{document.pk}.md"
     with transaction.atomic():
         old = document.source
         if old is not None:
             old.delete()  # made again: the new text replaces the old source
-        source = Source(
-            owner=document.owner,
+        source = add_markdown_source(
+            owner_id=document.owner_id,
+            notebook_id=document.notebook_id,
             kind=Source.Kind.GENERATED,
-            title=(document.title or str(document))[:500],
-            filename=filename,
-            sha256=sha256,
-            size_bytes=len(text.encode()),
-            status=Source.Status.QUEUED,
-        )
-        source.file.save(filename, ContentFile(text.encode()), save=False)
-        source.save()
-        NotebookSource.objects.create(
-            notebook=document.notebook, source=source, added_by=document.owner
+            title=document.title or str(document),
+            key=f"generated:{document.pk}",
+            filename=f"{document.kind}-{document.pk}.md",
+            text=text,
         )
         document.source = source
         document.save(update_fields=["source", "updated_at"])

@@ -9,7 +9,7 @@ pipeline.py     the worker's part: read, chunk, summarise, then embed (embedding
 
 from __future__ import annotations
 
-from ingest.services.adding import AddedSource, UploadRejected, add_source
+from ingest.services.adding import AddedSource, UploadRejected, add_markdown_source, add_source
 from ingest.services.embedding import forget_batch_sizes
 from ingest.services.pipeline import process_source
 from ingest.services.reprocessing import SourceBusy, reprocess_source
@@ -20,6 +20,7 @@ __all__ = [
     "AlreadyInLibrary",
     "SourceBusy",
     "UploadRejected",
+    "add_markdown_source",
     "add_source",
     "add_url",
     "forget_batch_sizes",

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.core.files.base import File
+from django.core.files.base import ContentFile, File
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
@@ -147,3 +147,26 @@ def link_and_queue(source: Source, *, notebook: Notebook, created: bool) -> None
         source.error = ""
         source.save(update_fields=["status", "error", "updated_at"])
         ingest_source.defer(source_id=source.pk)
+
+
+def add_markdown_source(
+    *, owner_id: int, notebook_id: int, kind: str, title: str, key: str, filename: str, text: str
+) -> Source:
+    """A source of Loupe's own Markdown (a note, a generated document) in one notebook,
+    queued; the caller runs it (or defers it) and calls this inside its own transaction,
+    beside the removal of the source the text replaces. Keyed by `key` (what it was made
+    from), not by its text: two notes or documents may say the same, and each is its own."""
+    data = text.encode()
+    source = Source(
+        owner_id=owner_id,
+        kind=kind,
+        title=title[:500],
+        filename=filename,
+        sha256=hashlib.sha256(key.encode()).hexdigest(),
+        size_bytes=len(data),
+        status=Source.Status.QUEUED,
+    )
+    source.file.save(filename, ContentFile(data), save=False)
+    source.save()
+    NotebookSource.objects.create(notebook_id=notebook_id, source=source, added_by_id=owner_id)
+    return source
