@@ -188,6 +188,17 @@ def _hit(row: tuple) -> Hit:
     return Hit(chunk=chunk, similarity=float(similarity))
 
 
+# A large notebook's full-text side matches on the question's rarest words expected in at
+# most this share of its chunks, and scores at most as many: RETRIEVAL_LEXICAL_BUDGET and
+# RETRIEVAL_LEXICAL_CAP are the least, LEXICAL_MOST the most (retrieval/sql/hybrid.sql,
+# `bounded`). A fixed budget is a smaller share of a larger notebook: it dropped more of the
+# question's words there and ranked further from the exact path. A tenth ranked as the exact
+# path did where it stays below the ceiling; the ceiling holds a larger notebook's search
+# time, at some cost in ranking (bench/README.md, note 3i).
+LEXICAL_SHARE = 0.1
+LEXICAL_MOST = 4_000
+
+
 @dataclass(frozen=True)
 class Fusion:
     """How hybrid ranking merges its two candidate lists: the dense side's share of the
@@ -256,6 +267,8 @@ def search_notebook_hybrid(
         proximity_window=int(fusion.proximity_window),
         lexical_budget=settings.RETRIEVAL_LEXICAL_BUDGET,
         lexical_cap=settings.RETRIEVAL_LEXICAL_CAP,
+        lexical_share=LEXICAL_SHARE,
+        lexical_most=LEXICAL_MOST,
     )
     dimensions = len(query_vector)
     return _run(render(HYBRID_SQL, dimensions=dimensions), params, dimensions=dimensions)
