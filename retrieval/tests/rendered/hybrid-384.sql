@@ -144,7 +144,7 @@ lexeme_stats AS MATERIALIZED (
       AND e.lexeme IS NOT NULL
 ),
 -- A large notebook matches on the question's rarest lexemes only, as many as together are
--- expected in at most its budget of chunks (`bounded`) (always the rarest one), so a common
+-- expected in at most its budget of chunks (`bounded`; always the rarest one), so a common
 -- word does not bring in half the notebook; a lexeme not among the commonest counts half the
 -- least listed share, as the planner counts it.
 chosen_terms AS (
