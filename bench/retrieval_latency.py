@@ -256,6 +256,7 @@ def measure(
 
     from notebooks.models import Notebook
     from providers import embeddings, local_e5
+    from retrieval import search
     from retrieval.search import search_notebook, search_notebook_hybrid
 
     model = model_name(size, dims)
@@ -344,7 +345,9 @@ def measure(
         "recall@8": round(statistics.mean(recalls["chosen"]), 3),
         "hybrid_recall@8": round(statistics.mean(recalls["chosen_hybrid"]), 3),
     }
-    # Other ef_search values, dense through HNSW only, against the same exact rankings.
+    # Other ef_search values, dense through HNSW only, against the same exact rankings; each
+    # as named, whatever the size of the index (the rule by its size off).
+    small_index_rows, search.SMALL_INDEX_ROWS = search.SMALL_INDEX_ROWS, -1
     for ef_search in sweep:
         settings.RETRIEVAL_HNSW_EF_SEARCH = ef_search
         swept_s: list[float] = []
@@ -361,6 +364,7 @@ def measure(
             "recall@8": round(statistics.mean(swept), 3),
         }
     settings.RETRIEVAL_HNSW_EF_SEARCH = ef_searches[0]
+    search.SMALL_INDEX_ROWS = small_index_rows
     # Smaller notebooks in the same table: where does HNSW start to pay?
     for title in map(str, PROBE_SIZES):
         if title not in notebooks:
@@ -411,7 +415,13 @@ def main() -> None:
     ef_searches = [int(v) for v in args.ef_search.split(",") if v] or [
         settings.RETRIEVAL_HNSW_EF_SEARCH
     ]
-    print(f"k={K}, {args.queries} queries, hnsw.ef_search={ef_searches[0]}, p50 / p95 in ms")
+    from retrieval import search
+
+    print(
+        f"k={K}, {args.queries} queries, hnsw.ef_search={ef_searches[0]} (at most "
+        f"{search.SMALL_INDEX_EF_SEARCH} for an index of <= {search.SMALL_INDEX_ROWS} rows), "
+        "p50 / p95 in ms"
+    )
     by_size: dict[str, dict[str, Any]] = {}
     for size, dims in sets:
         queries = min(args.queries, 30) if size >= 1_000_000 else args.queries

@@ -12,7 +12,7 @@ from django.conf import settings
 from django.db import connection, models, transaction
 
 from library.models import Chunk, Source
-from library.vector_indexes import indexed_type
+from library.vector_indexes import index_name, indexed_type
 from notebooks.models import Notebook
 from retrieval import profiles, windows
 from sharing.access import searchable_link_sql
@@ -92,7 +92,8 @@ def search_notebook(
         candidates=k,
         generated_candidates=min(k, settings.RETRIEVAL_GENERATED_SLOTS),
     )
-    return _run(render(DENSE_SQL, dimensions=len(query_vector)), params)
+    dimensions = len(query_vector)
+    return _run(render(DENSE_SQL, dimensions=dimensions), params, dimensions=dimensions)
 
 
 def _params(
@@ -129,28 +130,31 @@ def _params(
     }
 
 
-# For the ranking statement only: HNSW's iterative scan goes on past ef_search candidates
-# until enough rows pass the notebook filter (without it a notebook that is a small part of
-# the index gets fewer than k, or none); relaxed_order lets it return them slightly out of
-# order, which the statement re-sorts by exact distance. enable_sort off: in the HNSW branch
-# the planner would otherwise often prefer the exact plan (read the notebook's chunks, sort
-# them), which the size rule already ruled out; every other sort in the statement has no
-# alternative and still runs. Local to the transaction: they end with it.
-_SEARCH_SETTINGS = (
-    "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), "
-    "set_config('hnsw.ef_search', %(ef_search)s, true), set_config('enable_sort', 'off', true)"
-)
+# The ranking statement's planner settings (hnsw.ef_search by the index's size among them).
+SEARCH_SETTINGS_SQL = (_SQL / "search_settings.sql").read_text().rstrip().rstrip(";")
+# The largest HNSW index (in rows, every notebook's chunks of the model) that searches with
+# SMALL_INDEX_EF_SEARCH candidates instead of RETRIEVAL_HNSW_EF_SEARCH: up to it the fewer
+# candidates found the same neighbours in less time; at a million they missed some (note 3
+# of bench/README.md), between the two it is not measured yet (note 3i).
+SMALL_INDEX_ROWS = 120_000
+SMALL_INDEX_EF_SEARCH = 100
 
 
-def _run(sql: str, params: dict[str, Any]) -> list[Hit]:
+def _run(sql: str, params: dict[str, Any], *, dimensions: int) -> list[Hit]:
     """Run one ranking statement (rows of chunk id and similarity) and load the chunks."""
-    params = {**params, "ef_search": str(settings.RETRIEVAL_HNSW_EF_SEARCH)}
+    params = {
+        **params,
+        "hnsw_index": index_name(model=params["model"], dimensions=dimensions),
+        "ef_search": settings.RETRIEVAL_HNSW_EF_SEARCH,
+        "small_index": SMALL_INDEX_ROWS,
+        "small_index_ef_search": SMALL_INDEX_EF_SEARCH,
+    }
     if connection.in_atomic_block:
         # In the caller's transaction: the settings must end with the search, not with that
         # transaction, so they go in a savepoint that is rolled back (the statement only
         # reads), which restores them; a commit would leave enable_sort off after it.
         with transaction.atomic(), connection.cursor() as cursor:
-            cursor.execute(_SEARCH_SETTINGS, params)
+            cursor.execute(SEARCH_SETTINGS_SQL, params)
             cursor.execute(sql, params)
             ranked = cursor.fetchall()
             transaction.set_rollback(True)
@@ -160,7 +164,7 @@ def _run(sql: str, params: dict[str, Any]) -> list[Hit]:
         # with it; one round trip instead of four (BEGIN, settings, statement, ROLLBACK),
         # on the way to every answer's first token (bench/README.md, streaming overhead).
         with connection.cursor() as cursor:
-            cursor.execute(_SEARCH_SETTINGS + ";\n" + sql, params)
+            cursor.execute(SEARCH_SETTINGS_SQL + ";\n" + sql, params)
             cursor.nextset()
             ranked = cursor.fetchall()
     return [_hit(row) for row in ranked]
@@ -182,6 +186,17 @@ def _hit(row: tuple) -> Hit:
     chunk = _from_row(Chunk, _CHUNK_FIELDS, values[: len(_CHUNK_FIELDS)])
     chunk.source = _from_row(Source, _SOURCE_FIELDS, values[len(_CHUNK_FIELDS) :])
     return Hit(chunk=chunk, similarity=float(similarity))
+
+
+# A large notebook's full-text side matches on the question's rarest words expected in at
+# most this share of its chunks, and scores at most as many: RETRIEVAL_LEXICAL_BUDGET and
+# RETRIEVAL_LEXICAL_CAP are the least, LEXICAL_MOST the most (retrieval/sql/hybrid.sql,
+# `bounded`). A fixed budget is a smaller share of a larger notebook: it dropped more of the
+# question's words there and ranked further from the exact path. A tenth ranked as the exact
+# path did where it stays below the ceiling; the ceiling holds a larger notebook's search
+# time, at some cost in ranking (bench/README.md, note 3i).
+LEXICAL_SHARE = 0.1
+LEXICAL_MOST = 4_000
 
 
 @dataclass(frozen=True)
@@ -252,8 +267,11 @@ def search_notebook_hybrid(
         proximity_window=int(fusion.proximity_window),
         lexical_budget=settings.RETRIEVAL_LEXICAL_BUDGET,
         lexical_cap=settings.RETRIEVAL_LEXICAL_CAP,
+        lexical_share=LEXICAL_SHARE,
+        lexical_most=LEXICAL_MOST,
     )
-    return _run(render(HYBRID_SQL, dimensions=len(query_vector)), params)
+    dimensions = len(query_vector)
+    return _run(render(HYBRID_SQL, dimensions=dimensions), params, dimensions=dimensions)
 
 
 def _dense_weight(model: str, *, use_windows: bool) -> float:

@@ -14,6 +14,7 @@ from django.test.utils import CaptureQueriesContext
 
 from library.models import Chunk, Source
 from notebooks.models import NotebookSource
+from retrieval import search as search_module
 from retrieval.search import search_notebook_hybrid
 
 MODEL = "fake-embed"
@@ -137,6 +138,25 @@ def test_a_large_notebooks_question_of_common_words_is_cut_at_the_cap(settings, 
     assert scored_by_the_lexical_side(notebook, "Where does water grow?") == 7
     hits = search(notebook, "Where does water grow?", k=8)
     assert len(hits) == 8
+
+
+def test_a_large_notebooks_budget_and_cap_grow_with_it_up_to_the_most(
+    settings, monkeypatch, notebook, pond
+):
+    settings.RETRIEVAL_EXACT_MAX_CHUNKS = 10
+    settings.RETRIEVAL_LEXICAL_BUDGET = 0
+    settings.RETRIEVAL_LEXICAL_CAP = 1
+    monkeypatch.setattr(search_module, "LEXICAL_SHARE", 0.1)
+
+    # A tenth of its 52 chunks: the question's rarest lexeme alone (in 50), scored in 5.
+    assert scored_by_the_lexical_side(notebook, "Where does water grow?") == 5
+
+    monkeypatch.setattr(search_module, "LEXICAL_MOST", 3)
+    assert scored_by_the_lexical_side(notebook, "Where does water grow?") == 3
+
+    # The settings stay the least.
+    settings.RETRIEVAL_LEXICAL_CAP = 9
+    assert scored_by_the_lexical_side(notebook, "Where does water grow?") == 9
 
 
 def test_the_fused_score_still_counts_the_common_words_of_a_dense_hit(settings, notebook, pond):

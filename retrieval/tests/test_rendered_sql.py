@@ -21,12 +21,18 @@ VARIANTS = {
     for name in ("dense", "hybrid")
     for dimensions in (384, 3072, 5000)
 }
+# The settings sent with either statement (hnsw.ef_search's rule among them): no placeholders.
+VARIANTS["search_settings.sql"] = ("search_settings", 384)
 
 
 def _render(name: str, dimensions: int) -> str:
     from retrieval import search
 
-    sql = {"dense": search.DENSE_SQL, "hybrid": search.HYBRID_SQL}[name]
+    sql = {
+        "dense": search.DENSE_SQL,
+        "hybrid": search.HYBRID_SQL,
+        "search_settings": search.SEARCH_SETTINGS_SQL,
+    }[name]
     return search.render(sql, dimensions=dimensions)
 
 

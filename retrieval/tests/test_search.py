@@ -180,7 +180,7 @@ def test_the_ranking_statement_loads_the_hits_with_their_sources(notebook, mode)
     run = [
         q["sql"] for q in queries if not q["sql"].startswith(("SAVEPOINT", "RELEASE", "ROLLBACK"))
     ]
-    assert len(run) == 2 and run[0].startswith("SELECT set_config"), run
+    assert len(run) == 2 and "SELECT set_config" in run[0], run
     assert [hit.chunk.pk for hit in hits] == [c.pk for c in source.chunks.order_by("ordinal")]
     # The vectors were left out; read, they load as Django's own deferred fields do.
     assert list(first.embedding) == pytest.approx([1.0, 0.2, 0.0])

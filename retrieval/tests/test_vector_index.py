@@ -18,6 +18,7 @@ from library import embedding_state, vector_indexes
 from library.models import Chunk, Source
 from notebooks.models import Notebook, NotebookSource
 from providers import embeddings
+from retrieval import search
 from retrieval.reembed import run_reembed, start_reembed
 from retrieval.search import search_notebook, search_notebook_hybrid
 from retrieval.tests.indexes import TEXT, plan_of_the_ranking_statement
@@ -279,3 +280,35 @@ def test_a_search_outside_a_transaction_gets_its_settings_and_leaves_none(
     with connection.cursor() as cursor:
         cursor.execute("SELECT current_setting('enable_sort'), current_setting('hnsw.ef_search')")
         assert cursor.fetchone() == ("on", "40")
+
+
+def ef_search_of_the_search(notebook, query, *, model=MODEL) -> str:
+    """Run a search, then its settings statement as it ran: the ef_search it set."""
+    with CaptureQueriesContext(connection) as queries:
+        search_notebook(notebook=notebook, query_vector=query, model=model)
+    settings_query = next(q["sql"] for q in queries.captured_queries if "set_config" in q["sql"])
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(settings_query)
+        cursor.execute("SELECT current_setting('hnsw.ef_search')")
+        (ef_search,) = cursor.fetchone()
+        transaction.set_rollback(True)
+    return ef_search
+
+
+def test_ef_search_follows_the_size_of_the_models_index(settings, monkeypatch, notebook, crowded):
+    settings.RETRIEVAL_HNSW_EF_SEARCH = 400
+    settings.RETRIEVAL_EXACT_MAX_CHUNKS = 0
+    # The model's index holds 1,540 rows (both owners' chunks), as ANALYZE counted them.
+    monkeypatch.setattr(search, "SMALL_INDEX_ROWS", 1_540)
+    assert ef_search_of_the_search(notebook, crowded) == str(search.SMALL_INDEX_EF_SEARCH)
+
+    monkeypatch.setattr(search, "SMALL_INDEX_ROWS", 1_539)
+    assert ef_search_of_the_search(notebook, crowded) == "400"
+
+    # A model with no index (never counted) keeps the setting.
+    monkeypatch.setattr(search, "SMALL_INDEX_ROWS", 10**9)
+    assert ef_search_of_the_search(notebook, crowded, model="unindexed") == "400"
+
+    # The setting stays the most: a small index never searches with more than it.
+    settings.RETRIEVAL_HNSW_EF_SEARCH = 10
+    assert ef_search_of_the_search(notebook, crowded) == "10"

@@ -119,11 +119,18 @@ word_pairs AS (
     WHERE n.next_lexeme <> n.lexeme
     GROUP BY n.config, n.position, n.lexeme
 ),
--- The notebook's size decides the full-text path, as it decides the dense one.
+-- The notebook's size decides the full-text path, as it decides the dense one, and a large
+-- notebook's lexical budget and cap: `lexical_share` of its chunks, at least the settings'
+-- and at most `lexical_most`. A fixed budget is a smaller share of a larger notebook, so it
+-- drops more of the question's words there and ranks further from the exact path; the
+-- ceiling is what the time allows (bench/README.md, note 3i).
 bounded AS MATERIALIZED (
-    SELECT coalesce(sum(chunk_count), 0) AS chunks,
-           coalesce(sum(chunk_count), 0) > %(exact_max)s AS large
-    FROM scope
+    SELECT chunks, chunks > %(exact_max)s AS large,
+           greatest(%(lexical_budget)s, least(chunks * %(lexical_share)s, %(lexical_most)s))
+               AS budget,
+           greatest(%(lexical_cap)s, least(chunks * %(lexical_share)s, %(lexical_most)s))::bigint
+               AS cap
+    FROM (SELECT coalesce(sum(chunk_count), 0) AS chunks FROM scope) AS notebook
 ),
 -- The share of all chunks holding each of the commonest lexemes (ANALYZE's sample, kept by
 -- PostgreSQL in pg_stats: nothing to maintain); read only for a large notebook.
@@ -137,12 +144,13 @@ lexeme_stats AS MATERIALIZED (
       AND e.lexeme IS NOT NULL
 ),
 -- A large notebook matches on the question's rarest lexemes only, as many as together are
--- expected in at most `lexical_budget` of its chunks (always the rarest one), so a common
+-- expected in at most its budget of chunks (`bounded`; always the rarest one), so a common
 -- word does not bring in half the notebook; a lexeme not among the commonest counts half the
 -- least listed share, as the planner counts it.
 chosen_terms AS (
     SELECT config, lexeme, query,
-           NOT (SELECT large FROM bounded) OR place = 1 OR expected <= %(lexical_budget)s
+           NOT (SELECT large FROM bounded) OR place = 1
+               OR expected <= (SELECT budget FROM bounded)
                AS chosen
     FROM (
         SELECT t.config, t.lexeme, t.query,
@@ -218,14 +226,14 @@ all_matches AS MATERIALIZED (
        OR (SELECT 1 - (f.embedding <=> %(vector)s::vector) FROM library_chunk f WHERE f.id = m.id)
           >= %(floor)s
 ),
--- A large notebook's matches are also cut at `lexical_cap` (in no particular order): the
+-- A large notebook's matches are also cut at its cap (`bounded`; in no particular order): the
 -- statistics are the whole table's and may underestimate a lexeme in this notebook. The
 -- cut is here, not in `all_matches`: a LIMIT there made the planner walk the notebook's
 -- chunks testing each; a CTE is planned for all its rows, yet read only as far as the LIMIT
 -- asks.
 matches AS (
     SELECT * FROM all_matches
-    LIMIT CASE WHEN (SELECT large FROM bounded) THEN %(lexical_cap)s END
+    LIMIT CASE WHEN (SELECT large FROM bounded) THEN (SELECT cap FROM bounded) END
 ),
 -- The full-text side's best `candidates`, by PostgreSQL's ts_rank (a large notebook's
 -- matches ranked here, only those within the cap).

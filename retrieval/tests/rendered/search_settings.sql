@@ -1,0 +1,22 @@
+-- The ranking statement's planner settings, sent with it (retrieval/search.py). Local to the
+-- transaction: they end with the search.
+-- iterative_scan: HNSW goes on past ef_search candidates until enough rows pass the notebook
+-- filter (without it a notebook that is a small part of the index gets fewer than k, or
+-- none); relaxed_order lets it return them slightly out of order, which the statements
+-- re-sort by exact distance.
+-- ef_search by the size of the model's HNSW index, read from the catalogue: recall depends on
+-- the graph's size, not the notebook's, and an index of at most `small_index` rows finds the
+-- same neighbours with `small_index_ef_search` candidates in less time; a larger one, or one
+-- never counted (reltuples -1: not yet vacuumed or analysed), keeps `ef_search`, the setting
+-- (bench/README.md, note 3i).
+-- enable_sort off: in the HNSW branch the planner would otherwise often prefer the exact plan
+-- (read the notebook's chunks, sort them), which the size rule already ruled out; every other
+-- sort in the statement has no alternative and still runs.
+SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),
+       set_config('hnsw.ef_search', (
+           CASE WHEN (SELECT reltuples FROM pg_class WHERE oid = to_regclass(%(hnsw_index)s))
+                     BETWEEN 0 AND %(small_index)s
+                THEN least(%(small_index_ef_search)s, %(ef_search)s)
+                ELSE %(ef_search)s
+           END)::text, true),
+       set_config('enable_sort', 'off', true)
