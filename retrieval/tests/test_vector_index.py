@@ -13,6 +13,7 @@ import pytest
 from django.apps import apps
 from django.core.management import call_command
 from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
 
 from library import embedding_state, vector_indexes
 from library.models import Chunk, Source
