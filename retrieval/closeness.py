@@ -15,7 +15,7 @@ from typing import Any
 
 from django.db import connection
 
-from retrieval.search import Hit
+from retrieval.search import Hit, vector_literal
 
 _PARTS_SQL = """
 SELECT w.chunk_id, 1 - (w.embedding <=> %(vector)s::vector)
@@ -35,7 +35,7 @@ def part_closeness(
     params: dict[str, Any] = {
         "hits": [hit.chunk.pk for hit in hits],
         "model": model,
-        "vector": "[" + ",".join(repr(float(value)) for value in query_vector) + "]",
+        "vector": vector_literal(query_vector),
     }
     parts: dict[int, list[float]] = defaultdict(list)
     with connection.cursor() as cursor:

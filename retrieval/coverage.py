@@ -29,7 +29,7 @@ from typing import Any
 from django.db import connection
 
 from retrieval import profiles
-from retrieval.search import Hit
+from retrieval.search import Hit, vector_literal
 
 # Whatever the similarity, a question whose passages hold this share of its word weight is
 # covered: nearly whole, as off-topic questions share some common words with any manual
@@ -120,7 +120,7 @@ def signals(
         "model": model,
         "hits": [hit.chunk.pk for hit in hits],
         "sample": RARITY_SAMPLE,
-        "vector": "[" + ",".join(repr(float(value)) for value in query_vector) + "]",
+        "vector": vector_literal(query_vector),
     }
     with connection.cursor() as cursor:
         cursor.execute(_SIMILARITY_SQL + ";\n" + _WORDS_SQL, params)
