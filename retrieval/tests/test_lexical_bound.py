@@ -87,10 +87,15 @@ def scored_by_the_lexical_side(notebook, question: str) -> int:
         for child in node.get("Plans", []):
             yield from nodes(child)
 
-    # The matches read off `all_matches` (lazily: the cap stops the reading) are the ones
-    # ts_rank scores.
-    (read,) = [n for n in nodes(plan[0]["Plan"]) if n.get("CTE Name") == "all_matches"]
-    return read["Actual Rows"]
+    # A small notebook's matches are all ranked as they are read, then sorted for the best
+    # (`notebook_matches`); a large notebook's are ranked as they are read off `all_matches`
+    # (lazily: the cap stops the reading). The path not taken reads none.
+    (exact,) = [
+        n for n in nodes(plan[0]["Plan"]) if n.get("Subplan Name") == "CTE notebook_matches"
+    ]
+    (ranking,) = [n for n in nodes(exact) if n["Node Type"] == "Sort"]
+    (read_off,) = [n for n in nodes(plan[0]["Plan"]) if n.get("CTE Name") == "all_matches"]
+    return ranking["Plans"][0]["Actual Rows"] or read_off["Actual Rows"]
 
 
 QUESTION = "Do orchids bear zygomorphic blossoms by the water?"

@@ -192,20 +192,33 @@ index_matches AS MATERIALIZED (
 -- matches are read from the table. Joined to `scope` row by row the planner ran the index
 -- once per source; testing each chunk decompresses every full-text vector; the index alone
 -- would read every notebook's matches, a cost that grows with the library (note 3f). Each
--- match is ranked as it is read, so its full-text vector is not copied on through the steps
--- below (a tenth of the search at 10k chunks, note 3h).
+-- match is ranked as it is read (no vector nor full-text vector carried on, note 3h), held
+-- to its source's configuration and the floor as `all_matches` holds the others, and only
+-- the best `candidates` go on: `lexical` keeps no more, and the thousands of matches of a
+-- notebook of a few thousand chunks were copied through two more steps (note 3j). OFFSET 0:
+-- the matches first, then `scope`; pulled up into the join, the bitmap scan ran per source.
 notebook_matches AS MATERIALIZED (
-    SELECT c.id, c.source_id, ts_rank(c.search_vector, q.query) AS score,
-           NULL::tsvector AS search_vector, q.config, q.query
-    FROM queries q
-    CROSS JOIN LATERAL (
-        SELECT c.id, c.source_id, c.search_vector
-        FROM library_chunk c
-        WHERE c.embedding_model = %(model)s AND c.search_vector @@ q.match_query
-          AND c.source_id = ANY((SELECT array_agg(id) FROM scope)::bigint[])
+    SELECT m.id, m.source_id, m.score, NULL::tsvector AS search_vector, m.config,
+           NULL::tsquery AS query
+    FROM (
+        SELECT c.id, c.source_id, ts_rank(c.search_vector, q.query) AS score, q.config
+        FROM queries q
+        CROSS JOIN LATERAL (
+            SELECT c.id, c.source_id, c.search_vector
+            FROM library_chunk c
+            WHERE c.embedding_model = %(model)s AND c.search_vector @@ q.match_query
+              AND c.source_id = ANY((SELECT array_agg(id) FROM scope)::bigint[])
+            OFFSET 0
+        ) c
+        WHERE NOT (SELECT large FROM bounded)
         OFFSET 0
-    ) c
-    WHERE NOT (SELECT large FROM bounded)
+    ) m
+    JOIN scope ON scope.id = m.source_id AND scope.search_config = m.config
+    WHERE NOT scope.capped
+       OR (SELECT 1 - (f.embedding <=> %(vector)s::vector) FROM library_chunk f WHERE f.id = m.id)
+          >= %(floor)s
+    ORDER BY m.score DESC, m.id
+    LIMIT %(candidates)s
 ),
 -- The matches in the notebook's own sources, under their own configuration. A chunk of a
 -- generated document or note is held to the floor on this side too, as on the dense one:
