@@ -110,6 +110,11 @@ word_pairs AS (
     WHERE n.next_lexeme <> n.lexeme
     GROUP BY n.config, n.position, n.lexeme
 ),
+-- The word pairs of each configuration as one array, built once: a pool chunk tests them by
+-- unnesting it, not by joining the pairs' rows again for every chunk (note 3j).
+pair_sets AS MATERIALIZED (
+    SELECT config, array_agg(query) AS queries FROM word_pairs GROUP BY config
+),
 -- The notebook's size decides the full-text path, as it decides the dense one, and a large
 -- notebook's lexical budget and cap: `lexical_share` of its chunks, at least the settings'
 -- and at most `lexical_most`. A fixed budget is a smaller share of a larger notebook, so it
@@ -279,9 +284,9 @@ scored AS MATERIALIZED (
                WHERE scope.id = c.source_id AND c.search_vector @@ q.query), 0) AS lexical,
            -- The share of the question's word pairs (see `word_pairs`) the chunk holds.
            coalesce((
-               SELECT avg((c.search_vector @@ wp.query)::int)
+               SELECT (SELECT avg((c.search_vector @@ q)::int) FROM unnest(ps.queries) AS q)
                FROM scope
-               JOIN word_pairs wp ON wp.config = scope.search_config
+               JOIN pair_sets ps ON ps.config = scope.search_config
                WHERE scope.id = c.source_id), 0) AS proximity
     FROM pool p
     JOIN library_chunk c ON c.id = p.id
