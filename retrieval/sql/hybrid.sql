@@ -129,15 +129,13 @@ bounded AS MATERIALIZED (
     FROM (SELECT coalesce(sum(chunk_count), 0) AS chunks FROM scope) AS notebook
 ),
 -- The share of all chunks holding each of the commonest lexemes (ANALYZE's sample, kept by
--- PostgreSQL in pg_stats: nothing to maintain); read only for a large notebook.
+-- PostgreSQL in pg_stats: nothing to maintain); read only for a large notebook, through a
+-- function (library/migrations/0018) so that the pg_stats view is not planned again in
+-- every search (note 3j).
 lexeme_stats AS MATERIALIZED (
-    SELECT e.lexeme, e.frequency
-    FROM pg_stats s,
-         unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs)
-             AS e(lexeme, frequency)
-    WHERE s.schemaname = current_schema() AND s.tablename = 'library_chunk'
-      AND s.attname = 'search_vector' AND (SELECT large FROM bounded)
-      AND e.lexeme IS NOT NULL
+    SELECT lexeme, frequency
+    FROM loupe_chunk_lexeme_frequencies()
+    WHERE (SELECT large FROM bounded)
 ),
 -- A large notebook matches on the question's rarest lexemes only, as many as together are
 -- expected in at most its budget of chunks (`bounded`; always the rarest one), so a common
