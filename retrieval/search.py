@@ -202,6 +202,10 @@ LEXICAL_MOST = 4_000
 # few chunks are no collection whose common direction says nothing, and a lone chunk is
 # its own mean, with no direction from it.
 CENTRE_MIN_CHUNKS = 20
+# The centre is the mean of at most about this many of the notebook's chunks (every n-th by
+# id): a mean costs per vector, and this sample ranked manual-qa and covid-qa-dev as the
+# whole notebook's mean did (docs/retrieval.md).
+CENTRE_SAMPLE = 250
 
 
 @dataclass(frozen=True)
@@ -281,6 +285,7 @@ def search_notebook_hybrid(
         lexical_most=LEXICAL_MOST,
         centred=profiles.profile(model).centred if fusion.centred is None else fusion.centred,
         centre_min_chunks=CENTRE_MIN_CHUNKS,
+        centre_sample=CENTRE_SAMPLE,
         dense_places=int(
             profiles.profile(model).dense_places
             if fusion.dense_places is None

@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from library.models import Source
-from retrieval.search import CENTRE_MIN_CHUNKS, Fusion, search_notebook_hybrid
+from library.models import Chunk, Source
+from retrieval.search import CENTRE_MIN_CHUNKS, CENTRE_SAMPLE, Fusion, search_notebook_hybrid
 from retrieval.tests.chunks import MODEL, QUESTION, add_chunk, make_source, texts
 
 pytestmark = pytest.mark.django_db
@@ -31,8 +31,19 @@ def collection(notebook, *, fillers: int) -> Source:
     """`fillers` chunks around the common direction (x, leaning up or down in z), the hub
     on it, and the answer leaning towards y."""
     source = make_source(notebook)
-    for n in range(fillers):
-        add_chunk(source, f"Moorhens number {n} swim past.", unit(1.0, 0.0, 0.3 * (-1) ** n))
+    # In one statement: a notebook larger than the centre's sample has hundreds.
+    Chunk.objects.bulk_create(
+        Chunk(
+            source=source,
+            ordinal=n,
+            text=f"Moorhens number {n} swim past.",
+            char_start=0,
+            char_end=1,
+            embedding=unit(1.0, 0.0, 0.3 * (-1) ** n),
+            embedding_model=MODEL,
+        )
+        for n in range(fillers)
+    )
     add_chunk(source, HUB, unit(1.0, 0.0, 0.0))
     add_chunk(source, ANSWER, unit(1.0, 0.5, 0.0))
     source.chunk_count = fillers + 2
@@ -64,6 +75,12 @@ def test_seen_from_the_centre_the_chunk_that_leans_where_the_question_leans_come
     # cosine similarity.
     plain = sum(q * a for q, a in zip(QUERY, unit(1.0, 0.5, 0.0), strict=True))
     assert hits[0].similarity == pytest.approx(plain, abs=1e-6)
+
+
+def test_a_notebook_larger_than_the_sample_is_compared_from_its_sampled_centre(notebook):
+    collection(notebook, fillers=2 * CENTRE_SAMPLE)
+
+    assert texts(search(notebook, centred=True))[0] == ANSWER
 
 
 def test_a_notebook_of_a_few_chunks_is_compared_from_the_origin(notebook):

@@ -36,13 +36,19 @@ scope AS MATERIALIZED (
 -- rather than from the origin, the question meets the passage that says what it asks rather
 -- than the passages close to everything (docs/retrieval.md). Otherwise, or with fewer than
 -- `centre_min_chunks` embedded (a few chunks are no collection, and a lone chunk is its own
--- centre, with no direction from it), the origin: the comparisons are plain cosines.
+-- centre, with no direction from it), the origin: the comparisons are plain cosines. The
+-- mean of every n-th chunk by id, at most about `centre_sample` of them: averaging costs
+-- per vector, and such a sample ranked as the whole mean did (bench/README.md).
 centre AS MATERIALIZED (
     SELECT coalesce((
         SELECT avg(c.embedding)
-        FROM library_chunk c
+        FROM library_chunk c,
+             (SELECT greatest(1, ceil(coalesce(sum(chunk_count), 0)::float8
+                                      / %(centre_sample)s))::bigint AS n
+              FROM scope WHERE NOT capped) AS stride
         WHERE %(centred)s AND c.source_id IN (SELECT id FROM scope WHERE NOT capped)
           AND c.embedding_model = %(model)s AND c.embedding IS NOT NULL
+          AND c.id %% stride.n = 0
           AND (SELECT coalesce(sum(chunk_count), 0) FROM scope WHERE NOT capped)
               <= %(exact_max)s
         HAVING count(*) >= %(centre_min_chunks)s),
