@@ -5,9 +5,11 @@ and ~0.9, the universal sentence encoder between ~0 and ~0.5, API models spread 
 every figure that compares them with something is per model: the floor below which a chunk
 counts as unrelated (the search), the dense side's share in the hybrid fusion with and
 without windows (the search), whether the model's chunks get windows under
-RETRIEVAL_WINDOWS=local (retrieval/windows.py), and the similarity at which a question
-counts as covered (retrieval/coverage.py). Each was measured for the local models (how and
-the figures: docs/retrieval.md); a model not measured gets DEFAULT.
+RETRIEVAL_WINDOWS=local (retrieval/windows.py), the similarity at which a question
+counts as covered (retrieval/coverage.py), and whether hybrid search compares from the
+notebook's centre and keeps places for the chunks closest in meaning. Each was measured
+for the local models (how and the figures: docs/retrieval.md); a model not measured gets
+DEFAULT.
 """
 
 from __future__ import annotations
@@ -37,6 +39,12 @@ class ModelProfile:
     # between manual-qa's answerable and off-topic questions; None: not measured, the
     # question is judged by its words alone (retrieval/coverage.py).
     covered_similarity: float | None
+    # Hybrid search compares a notebook's chunks with the question from their mean rather
+    # than from the origin, and gives the `dense_places` chunks closest in meaning a place
+    # among the k whatever their words (retrieval/sql/hybrid.sql, `centre` and `chosen`):
+    # measured with e5, on manual-qa's paraphrased questions and covid-qa-dev together.
+    centred: bool = False
+    dense_places: int = 0
 
 
 DEFAULT = ModelProfile(
@@ -53,6 +61,8 @@ PROFILES = {
         windowed_dense_weight=0.5,
         windows=True,
         covered_similarity=0.85,
+        centred=True,
+        dense_places=2,
     ),
     # Ranks passages less well than e5: its similarity weighs less. Not measured with
     # windows nor for coverage.

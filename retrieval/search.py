@@ -222,6 +222,15 @@ def _hit(row: tuple) -> Hit:
 LEXICAL_SHARE = 0.1
 LEXICAL_MOST = 4_000
 
+# A notebook of fewer embedded chunks is compared from the origin, not from their mean: a
+# few chunks are no collection whose common direction says nothing, and a lone chunk is
+# its own mean, with no direction from it.
+CENTRE_MIN_CHUNKS = 20
+# The centre is the mean of at most about this many of the notebook's chunks (every n-th by
+# id): a mean costs per vector, and this sample ranked manual-qa and covid-qa-dev as the
+# whole notebook's mean did (docs/retrieval.md).
+CENTRE_SAMPLE = 250
+
 
 @dataclass(frozen=True)
 class Fusion:
@@ -243,6 +252,11 @@ class Fusion:
     # A pool chunk's similarity is its closest part's (retrieval/windows.py) where it has
     # parts by the model; None: as RETRIEVAL_WINDOWS says for the model.
     windows: bool | None = None
+    # Chunks compared with the question from the mean of the notebook's chunks, and how
+    # many of those closest in meaning have a place among the k whatever their fused score
+    # (retrieval/sql/hybrid.sql, `centre` and `chosen`); None: the model's profile's.
+    centred: bool | None = None
+    dense_places: int | None = None
 
 
 def search_notebook_hybrid(
@@ -293,6 +307,14 @@ def search_notebook_hybrid(
         lexical_cap=settings.RETRIEVAL_LEXICAL_CAP,
         lexical_share=LEXICAL_SHARE,
         lexical_most=LEXICAL_MOST,
+        centred=profiles.profile(model).centred if fusion.centred is None else fusion.centred,
+        centre_min_chunks=CENTRE_MIN_CHUNKS,
+        centre_sample=CENTRE_SAMPLE,
+        dense_places=int(
+            profiles.profile(model).dense_places
+            if fusion.dense_places is None
+            else fusion.dense_places
+        ),
     )
     dimensions = len(query_vector)
     return _run(render(HYBRID_SQL, dimensions=dimensions), params, dimensions=dimensions)

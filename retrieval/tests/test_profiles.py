@@ -30,6 +30,17 @@ def test_the_dense_share_is_the_models_own_with_and_without_windows():
     assert _dense_weight("text-embedding-3-small", use_windows=False) == 0.3
 
 
+def test_only_e5_is_searched_from_the_centre_with_places_for_the_closest_in_meaning():
+    e5 = profiles.profile(local_e5.MODEL_NAME)
+    assert (e5.centred, e5.dense_places) == (True, 2)
+    # Not measured: plain cosine similarities and the fused order alone.
+    for model in (local_fuse.MODEL_NAME, "text-embedding-3-small"):
+        assert (profiles.profile(model).centred, profiles.profile(model).dense_places) == (
+            False,
+            0,
+        )
+
+
 def test_local_windows_are_made_for_the_models_measured_with_them(settings):
     settings.RETRIEVAL_WINDOWS = "local"
     assert profiles.windowed_models() == [local_e5.MODEL_NAME]

@@ -30,17 +30,48 @@ scope AS MATERIALIZED (
         )
     )
 ),
+-- The mean of the notebook's uploaded chunks' vectors, when `centred` (retrieval/profiles.py)
+-- and the notebook is read whole: e5 puts every chunk of a collection close to every question
+-- (0.8-0.9), in a direction that says little but "this collection"; compared from this centre
+-- rather than from the origin, the question meets the passage that says what it asks rather
+-- than the passages close to everything (docs/retrieval.md). Otherwise, or with fewer than
+-- `centre_min_chunks` embedded (a few chunks are no collection, and a lone chunk is its own
+-- centre, with no direction from it), the origin: the comparisons are plain cosines. The
+-- mean of every n-th chunk by id, at most about `centre_sample` of them: averaging costs
+-- per vector, and such a sample ranked as the whole mean did (bench/README.md).
+centre AS MATERIALIZED (
+    SELECT coalesce((
+        SELECT avg(c.embedding)
+        FROM library_chunk c,
+             (SELECT greatest(1, ceil(coalesce(sum(chunk_count), 0)::float8
+                                      / %(centre_sample)s))::bigint AS n
+              FROM scope WHERE NOT capped) AS stride
+        WHERE %(centred)s AND c.source_id IN (SELECT id FROM scope WHERE NOT capped)
+          AND c.embedding_model = %(model)s AND c.embedding IS NOT NULL
+          AND c.id %% stride.n = 0
+          AND (SELECT coalesce(sum(chunk_count), 0) FROM scope WHERE NOT capped)
+              <= %(exact_max)s
+        HAVING count(*) >= %(centre_min_chunks)s),
+        %(vector)s::vector - %(vector)s::vector) AS point
+),
+-- The query as seen from the centre.
+centred_query AS MATERIALIZED (
+    SELECT %(vector)s::vector - point AS vector FROM centre
+),
 -- A notebook of at most `exact_max` chunks is read whole and sorted: exact, and faster than
 -- the index below it (the crossing is measured in bench/README.md, note 3). The one-time
 -- filter on the notebook's size runs exactly one of the two branches. The plain `<=>` cannot
 -- use the HNSW index, so the rows come through the (embedding_model, source) index.
+-- Ordered by the distance from the centre (`centre`); each row keeps its plain one too.
 uploads_exact AS (
-    SELECT c.id, c.embedding <=> %(vector)s::vector AS distance
+    SELECT c.id, c.embedding <=> %(vector)s::vector AS distance,
+           (c.embedding - (SELECT point FROM centre))
+               <=> (SELECT vector FROM centred_query) AS centred_distance
     FROM library_chunk c
     WHERE c.source_id IN (SELECT id FROM scope WHERE NOT capped)
       AND c.embedding_model = %(model)s AND c.embedding IS NOT NULL
       AND (SELECT coalesce(sum(chunk_count), 0) FROM scope WHERE NOT capped) <= %(exact_max)s
-    ORDER BY distance, c.id
+    ORDER BY centred_distance, c.id
     LIMIT %(candidates)s
 ),
 -- A larger notebook goes through the model's HNSW index: the cast and the filter on the model
@@ -58,25 +89,28 @@ uploads_hnsw AS MATERIALIZED (
 ),
 -- Generated documents and notes are a few chunks each: always exact.
 generated AS (
-    SELECT c.id, c.embedding <=> %(vector)s::vector AS distance
+    SELECT c.id, c.embedding <=> %(vector)s::vector AS distance,
+           (c.embedding - (SELECT point FROM centre))
+               <=> (SELECT vector FROM centred_query) AS centred_distance
     FROM library_chunk c
     WHERE c.source_id IN (SELECT id FROM scope WHERE capped) AND c.embedding_model = %(model)s
       AND c.embedding IS NOT NULL
-    ORDER BY distance, c.id
+    ORDER BY centred_distance, c.id
     LIMIT %(generated_candidates)s
 ),
 candidates AS (
-    SELECT id, distance, false AS capped FROM uploads_exact
+    SELECT id, distance, centred_distance, false AS capped FROM uploads_exact
     -- "+ 0": the planner takes the CTE's rows for sorted by distance, but relaxed_order
     -- may return them slightly out of order; this makes it sort them again.
-    UNION ALL SELECT id, distance + 0, false FROM uploads_hnsw
-    UNION ALL SELECT id, distance, true FROM generated
+    UNION ALL SELECT id, distance + 0, distance + 0, false FROM uploads_hnsw
+    UNION ALL SELECT id, distance, centred_distance, true FROM generated
 ),
--- The dense side's best `candidates`; at or above the floor.
+-- The dense side's best `candidates` (by the distance from the centre); at or above the
+-- floor (by the similarity itself).
 dense AS (
     SELECT id, 1 - distance AS similarity, capped
     FROM candidates
-    ORDER BY distance, id
+    ORDER BY centred_distance, id
     LIMIT %(candidates)s
 ),
 -- The question's lexemes, parsed and stemmed under each text search configuration the
@@ -272,11 +306,12 @@ scored AS MATERIALIZED (
     SELECT p.id, p.capped,
            -- Its closest part's similarity (retrieval/windows.py); a chunk without parts by
            -- the model, its own. (Not the higher of the two: that ranked worse.)
+           -- Seen from the centre (`centre`), as the dense candidates were chosen.
            coalesce((
-               SELECT max(1 - (w.embedding <=> %(vector)s::vector))
+               SELECT max(1 - ((w.embedding - o.point) <=> o.query))
                FROM library_chunkwindow w
                WHERE %(windows)s AND w.chunk_id = c.id AND w.model = %(model)s),
-               1 - (c.embedding <=> %(vector)s::vector)) AS similarity,
+               1 - ((c.embedding - o.point) <=> o.query)) AS similarity,
            -- Its ts_rank against all the question's lexemes, computed for the pool alone, so
            -- a large notebook's chunk that the full-text side did not match on (it lacks the
            -- rarer lexemes) or did not reach (the cap) scores as it would among all the
@@ -297,6 +332,8 @@ scored AS MATERIALIZED (
                WHERE scope.id = c.source_id), 0) AS proximity
     FROM pool p
     JOIN library_chunk c ON c.id = p.id
+    CROSS JOIN (SELECT centre.point, centred_query.vector AS query
+                FROM centre, centred_query) AS o
 ),
 -- Both scores min-max-normalised over the pool (full text: divided by its best, its least
 -- being 0), summed with the dense side's share `dense_weight`, plus `proximity_weight` times
@@ -312,17 +349,26 @@ fused AS (
     FROM scored s
 ),
 -- Chunks of generated documents and notes (which restate the uploads) take at most `slots`
--- of the k places, and come after the uploads: an original outranks its paraphrase.
+-- of the k places, and come after the uploads: an original outranks its paraphrase. The
+-- `dense_places` uploads closest in meaning (by `scored`'s similarity) are among the k
+-- whatever their words: a question asked in other words than its passage's shares only
+-- common words with it, which fill the full-text side with other passages and outweigh its
+-- similarity in the fusion (docs/retrieval.md). They keep their fused score's place.
 placed AS (
-    SELECT id, capped, score,
-           row_number() OVER (PARTITION BY capped ORDER BY score DESC, id) AS place
-    FROM fused
+    SELECT f.id, f.capped, f.score,
+           row_number() OVER (PARTITION BY f.capped ORDER BY f.score DESC, f.id) AS place,
+           row_number() OVER (PARTITION BY f.capped, s.similarity IS NULL
+                              ORDER BY s.similarity DESC, f.id) AS dense_place,
+           s.similarity IS NULL AS unembedded
+    FROM fused f
+    JOIN scored s ON s.id = f.id
 ),
 chosen AS (
     SELECT id, capped, score
     FROM placed
     WHERE NOT capped OR place <= %(slots)s
-    ORDER BY score DESC, id
+    ORDER BY (NOT capped AND NOT unembedded AND dense_place <= %(dense_places)s) DESC,
+             score DESC, id
     LIMIT %(k)s
 )
 -- Each hit carries its cosine similarity, whichever side found it; its chunk and source come
