@@ -106,7 +106,10 @@ def _candidates(passages: list[Passage]) -> list[_Candidate]:
     """Every passage's units, without those another passage holds whole (the overlap of
     consecutive chunks, or a cut-off copy of a sentence another chunk holds complete): the
     copy a better-ranked passage holds as a unit of its own is kept, else the longer one;
-    an upload's copy goes before a restating passage's, whatever their ranks."""
+    an upload's copy goes before a restating passage's, whatever their ranks. Only a copy
+    on the same page (where consecutive chunks overlap) or in a restating passage counts: a
+    short command ("$ debuild") another page happens to hold is no copy, and dropping it
+    would break its list."""
     found = [
         (number, unit, _key(unit.text), closeness)
         for number, passage in enumerate(passages)
@@ -115,22 +118,33 @@ def _candidates(passages: list[Passage]) -> list[_Candidate]:
             units(passage.text, section=passage.section, starts_mid_text=passage.start > 0),
         )
     ]
-    texts = [_key(passage.text) for passage in passages]
     keys: list[set[str]] = [set() for _ in passages]
     for number, _, key, _closeness in found:
         keys[number].add(key)
     order = [(passage.restates, number) for number, passage in enumerate(passages)]
+
+    def copied(number: int, key: str, other: int) -> bool:
+        if other == number or not _may_copy(passages[number], passages[other]):
+            return False
+        if key in keys[other]:
+            return order[other] < order[number]
+        return any(len(held) > len(key) and _cut_from(key, held) for held in keys[other])
+
     return [
         _Candidate(unit, number, frozenset(terms(unit.text)), closeness)
         for number, unit, key, closeness in found
-        if key
-        and not any(
-            other != number
-            and key in texts[other]
-            and (order[other] < order[number] or key not in keys[other])
-            for other in range(len(passages))
-        )
+        if key and not any(copied(number, key, other) for other in range(len(passages)))
     ]
+
+
+def _cut_from(key: str, held: str) -> bool:
+    """`key` is the start or the end of the sentence `held`, cut by a chunk's edge."""
+    return held.startswith(f"{key} ") or held.endswith(f" {key}")
+
+
+def _may_copy(one: Passage, other: Passage) -> bool:
+    same_page = one.document == other.document and one.page == other.page
+    return same_page or one.restates or other.restates
 
 
 def _with_closeness(passage: Passage, found: list[Unit]) -> list[tuple[Unit, float | None]]:
@@ -165,6 +179,43 @@ def answer(question: str, passages: list[Passage], *, limit: int = MAX_SENTENCES
     candidates = _candidates(passages)
     if not candidates:
         return ""
+    scores = _scores(question, candidates, passages)
+    about_document = bool(ASKS_ABOUT_DOCUMENT_RE.search(question))
+    ranked = sorted(
+        (
+            i
+            for i, c in enumerate(candidates)
+            if scores[i] > 0
+            and _quotable(c, about_document=about_document)
+            and not _dangling(candidates, i)
+        ),
+        key=lambda i: scores[i],
+        reverse=True,
+    )
+    if not ranked:
+        # No unit shares a word with the question: quote the best passage's opening.
+        ranked = [i for i, c in enumerate(candidates) if c.passage == 0 and _quotable(c)][:2]
+        scores = [1.0] * len(candidates)
+    chosen: set[int] = set()
+    budget = CHARS_PER_SENTENCE * limit
+    picked = 0
+    picks: list[int] = []  # the units chosen for themselves, best first
+    for index in ranked:
+        if picked >= limit or scores[index] < RELATIVE_FLOOR * scores[ranked[0]]:
+            break
+        if index in chosen:
+            continue
+        picks.append(index)
+        group = _with_neighbours(candidates, index, follower=not picked and limit > 1)
+        picked += 1 + sum(i not in chosen and _follows(candidates, index, i) for i in group)
+        chosen.update(group)
+        if sum(_shown_length(candidates[i].unit) for i in chosen) >= budget:
+            break
+    return _render(candidates, _in_reading_order(candidates, passages, chosen, picks))
+
+
+def _scores(question: str, candidates: list[_Candidate], passages: list[Passage]) -> list[float]:
+    """How well each candidate answers the question (0: it shares no word with it)."""
     question_terms = set(
         terms(
             " ".join(
@@ -208,36 +259,7 @@ def answer(question: str, passages: list[Passage], *, limit: int = MAX_SENTENCES
         if candidate.unit.question and following.passage == candidate.passage:
             scores[index + 1] = max(scores[index + 1], QUESTION_LEND * scores[index])
 
-    about_document = bool(ASKS_ABOUT_DOCUMENT_RE.search(question))
-    ranked = sorted(
-        (
-            i
-            for i, c in enumerate(candidates)
-            if scores[i] > 0 and _quotable(c, about_document=about_document)
-        ),
-        key=lambda i: scores[i],
-        reverse=True,
-    )
-    if not ranked:
-        # No unit shares a word with the question: quote the best passage's opening.
-        ranked = [i for i, c in enumerate(candidates) if c.passage == 0 and _quotable(c)][:2]
-        scores = [1.0] * len(candidates)
-    chosen: set[int] = set()
-    budget = CHARS_PER_SENTENCE * limit
-    picked = 0
-    picks: list[int] = []  # the units chosen for themselves, best first
-    for index in ranked:
-        if picked >= limit or scores[index] < RELATIVE_FLOOR * scores[ranked[0]]:
-            break
-        if index in chosen:
-            continue
-        picks.append(index)
-        group = _with_neighbours(candidates, index, follower=not picked and limit > 1)
-        picked += 1 + sum(i not in chosen and _follows(candidates, index, i) for i in group)
-        chosen.update(group)
-        if sum(_shown_length(candidates[i].unit) for i in chosen) >= budget:
-            break
-    return _render(candidates, _in_reading_order(candidates, passages, chosen, picks))
+    return scores
 
 
 def _follows(candidates: list[_Candidate], index: int, other: int) -> bool:
@@ -251,62 +273,82 @@ def _follows(candidates: list[_Candidate], index: int, other: int) -> bool:
 
 def _with_neighbours(candidates: list[_Candidate], index: int, *, follower: bool) -> list[int]:
     """The unit at `index` with the sentence it leans on and the units it introduces; with
-    `follower` (the best one) also the next sentence of its paragraph: a manual's sentence
-    naming the question's topic is often followed by the answer ("… cause errors such as
-    'BADSIG'." "You should remove all cached data …")."""
+    `follower` (the best one) also the next sentence of its paragraph, with what that one
+    introduces: a manual's sentence naming the question's topic is often followed by the
+    answer ("… cause errors such as 'BADSIG'." "You should remove all cached data …")."""
     group = [index]
-    unit, passage = candidates[index].unit, candidates[index].passage
-
-    def neighbour(at: int) -> _Candidate | None:
-        if 0 <= at < len(candidates) and candidates[at].passage == passage:
-            return candidates[at]
-        return None
-
+    unit = candidates[index].unit
     if _is_item(unit) and not unit.code:
         # An item of a list comes with the sentence introducing it and the other items.
         for at in range(index - 1, index - 1 - MAX_INTRODUCED, -1):
-            lead = neighbour(at)
+            lead = _neighbour(candidates, index, at)
             if lead is None or not (lead.unit.introduces_next or _is_item(lead.unit)):
                 break
             if lead.unit.introduces_next:
                 listed = _with_neighbours(candidates, at, follower=False)
                 return listed if index in listed else [*listed, index]
-    before = neighbour(index - 1)
+    before = _neighbour(candidates, index, index - 1)
     if (
         before is not None
-        and before.unit.position == unit.position - 1
         and not before.unit.fragment
         and not before.unit.code
         # A command's lead-in says what it does, whether or not it ends in ":".
         and (unit.depends_on_previous or unit.code)
     ):
         group.insert(0, index - 1)
-    after = neighbour(index + 1)
-    if after is not None and after.unit.code and after.unit.position == unit.position + 1:
-        # The commands this sentence comes with are likely the answer: all of a list of
-        # commands, the first of a transcript (commands with their output).
-        for at in range(index + 1, index + 1 + MAX_INTRODUCED):
-            command = neighbour(at)
-            if command is None or not command.unit.code:
-                break
-            group.append(at)
-            if "\n" in command.unit.text:
-                break
+    introduced = _introduced(candidates, index)
+    after = _neighbour(candidates, index, index + 1)
+    if introduced:
+        group += introduced
     elif (
         follower
         and after is not None
-        and after.unit.position == unit.position + 1
         and after.unit.paragraph == unit.paragraph
         and _quotable(after)
+        and not _dangling(candidates, index + 1)
     ):
-        group.append(index + 1)
-    elif unit.introduces_next:
-        for at in range(index + 1, index + 1 + MAX_INTRODUCED):
-            after = neighbour(at)
-            if after is None or not _is_item(after.unit):
-                break
-            group.append(at)
+        group += [index + 1, *_introduced(candidates, index + 1)]
     return group
+
+
+def _neighbour(candidates: list[_Candidate], index: int, at: int) -> _Candidate | None:
+    """The unit at `at` when it sits right beside the one at `index` in its passage."""
+    if not 0 <= at < len(candidates):
+        return None
+    here, there = candidates[index], candidates[at]
+    beside = there.unit.position - here.unit.position == at - index
+    return there if there.passage == here.passage and beside else None
+
+
+def _introduced(candidates: list[_Candidate], index: int) -> list[int]:
+    """What the unit at `index` comes with: the commands right after it (all of a list of
+    commands, the first of a transcript: a command with its output), or the items of the
+    list it introduces ("… as follows:")."""
+    found: list[int] = []
+    following = _neighbour(candidates, index, index + 1)
+    if following is not None and following.unit.code:
+        for at in range(index + 1, index + 1 + MAX_INTRODUCED):
+            command = _neighbour(candidates, index, at)
+            if command is None or not command.unit.code:
+                break
+            found.append(at)
+            if "\n" in command.unit.text:
+                break
+    elif candidates[index].unit.introduces_next:
+        for at in range(index + 1, index + 1 + MAX_INTRODUCED):
+            item = _neighbour(candidates, index, at)
+            if item is None or not _is_item(item.unit):
+                break
+            found.append(at)
+    return found
+
+
+def _dangling(candidates: list[_Candidate], index: int) -> bool:
+    """A sentence announcing what follows ("… as follows:") at the end of its passage: what
+    it announces is not there, and it answers nothing alone."""
+    return candidates[index].unit.introduces_next and (
+        _neighbour(candidates, index, index + 1) is None
+    )
 
 
 def _shown_length(unit: Unit) -> int:

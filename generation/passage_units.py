@@ -94,8 +94,14 @@ CONTINUING_WORDS = frozenset((
     "sind", "dass", "wie",
 ))
 # fmt: on
-# A sentence that announces what follows ("… as follows.", "… wie folgt:").
-ANNOUNCING_RE = re.compile(r":$|\b(?:as follows|wie folgt)\b", re.IGNORECASE)
+# A sentence that announces what follows ("… as follows.", "… wie folgt:", "… to contain
+# the following.", "… mit folgendem Befehl.").
+ANNOUNCING_RE = re.compile(
+    r":$|\b(?:as follows|wie folgt)\b|\b(?:the following|folgende[nmrs]?)(?:\s+\w+)?\.$",
+    re.IGNORECASE,
+)
+# A sentence may begin with a command's manual page in lower case ("chgrp(1) is used …").
+MANUAL_PAGE_START_RE = re.compile(r"^[a-z][\w.+-]*\(\d\w*\)")
 # "… used in the past?", not "echo $?" or "56?" in a table.
 QUESTION_RE = re.compile(r"[^\W\d_][\"'”’)»]*\?[\"'”’)»]*$")
 FIRST_WORD_RE = re.compile(r"^[\"'“„(]*(\w+)")
@@ -162,7 +168,8 @@ def split_sentences(block: str) -> list[str]:
         abbreviation = ABBREVIATION_RE.search(piece)
         if abbreviation and abbreviation.group(1).casefold() in ABBREVIATIONS:
             continue
-        if block[match.end() :][:1].islower():
+        rest = block[match.end() :]
+        if rest[:1].islower() and not MANUAL_PAGE_START_RE.match(rest):
             continue  # "… etc. and more": a sentence does not start in lower case
         pieces.append(block[start : match.end()].strip())
         start = match.end()

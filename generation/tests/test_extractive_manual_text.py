@@ -326,3 +326,77 @@ def test_a_sentence_brings_every_command_it_introduces():
         "$ gs -q -dNOPAUSE -dBATCH -sDEVICE=pswrite -sOutputFile=bla.ps -f foo1.ps foo2.ps\n"
         "$ gs -q -dNOPAUSE -dBATCH -sDEVICE=pdfwrite -sOutputFile=bla.pdf -f foo1.pdf foo2.pdf"
     )
+
+
+UNATTENDED_DE = (
+    "Debian-Paketmanagement",
+    "2.7 Tipps für das Paketmanagement",
+    "2.7.3 Automatische Upgrades",
+)
+UNATTENDED_DE_PAGE = """2.7.3 Automatische Upgrades
+Das unattended-upgrades-Paket ist hauptsächlich für Sicherheits-Upgrades auf Stable-Systemen gedacht. Sollten Sie ein automatisches
+Upgrade in Erwägung ziehen, schließt es Sicherheitslücken. Nutzen Sie dazu folgende Konfigurationsparameter:
+APT::Periodic::Update-Package-Lists ”1”;
+APT::Periodic::Download-Upgradeable-Packages ”1”;
+APT::Periodic::Unattended-Upgrade ”1”;
+Wenn Sie ein Unstable-System laufen haben, sollten Sie kein automatisches Upgrade verwenden."""
+
+
+def test_the_next_sentence_the_best_one_brings_comes_with_the_items_it_introduces():
+    text = extractive.answer(
+        "Sollte ich auf einem Stable-System ein automatisches Upgrade in Erwägung ziehen?",
+        [passage(UNATTENDED_DE_PAGE, UNATTENDED_DE, page=106)],
+        limit=2,
+    )
+
+    assert text == (
+        "Sollten Sie ein automatisches Upgrade in Erwägung ziehen, schließt es "
+        "Sicherheitslücken. [1] Nutzen Sie dazu folgende Konfigurationsparameter: [1]\n"
+        "APT::Periodic::Update-Package-Lists ”1”;\n"
+        "APT::Periodic::Download-Upgradeable-Packages ”1”;\n"
+        "APT::Periodic::Unattended-Upgrade ”1”;"
+    )
+
+
+def test_a_sentence_announcing_what_the_passage_cut_off_is_not_quoted():
+    cut = """2.7.3 Automatische Upgrades
+Das unattended-upgrades-Paket ist hauptsächlich für Sicherheits-Upgrades auf Stable-Systemen gedacht.
+Nutzen Sie für automatische Upgrades folgende Konfigurationsparameter:"""
+
+    text = extractive.answer(
+        "Welche Konfigurationsparameter brauchen automatische Upgrades?",
+        [passage(cut, UNATTENDED_DE, page=106)],
+    )
+
+    assert text == (
+        "Das unattended-upgrades-Paket ist hauptsächlich für Sicherheits-Upgrades auf "
+        "Stable-Systemen gedacht. [1]"
+    )
+
+
+DEBUG_BUILD_DE = ("Programmierung", "12.5 Debugging", "12.5.3 Debug-Pakete erzeugen")
+DEBUG_BUILD_DE_PAGE = """Kompilieren und installieren Sie ein Paket mit Debugging-Symbolen wie folgt:
+$ export DEB_BUILD_OPTIONS=”nostrip noopt”
+$ debuild
+$ cd ..
+$ sudo debi package_name*.changes"""
+# Another page of the same manual, naming the same commands in its prose.
+DEBUILD_DE_PAGE = (
+    """Das Werkzeug debuild ruft dpkg-buildpackage auf, und cd .. führt danach zurück."""
+)
+
+
+def test_a_command_another_page_also_names_stays_in_its_list():
+    text = extractive.answer(
+        "Wie kompiliere ich ein Paket mit Debugging-Symbolen?",
+        [
+            passage(DEBUILD_DE_PAGE, DEBUG_BUILD_DE, page=266),
+            passage(DEBUG_BUILD_DE_PAGE, DEBUG_BUILD_DE, page=268),
+        ],
+        limit=1,
+    )
+
+    assert text.endswith(
+        "wie folgt: [2]\n$ export DEB_BUILD_OPTIONS=”nostrip noopt”\n$ debuild\n$ cd ..\n"
+        "$ sudo debi package_name*.changes"
+    )
