@@ -35,6 +35,7 @@ CHARS_PER_SENTENCE = 300
 MAX_CODE_LINES = 4  # a command and its first lines of output; more are cut with "…"
 MAX_INTRODUCED = 4  # units a sentence ending in ":" brings with it
 MAX_ITEM_CHARS = 150  # a longer unit after a lead-in is a sentence, not an item of its list
+MAX_LISTED_CHARS = 2 * MAX_ITEM_CHARS  # a list's item no sentence: rows run together
 # A further sentence must score this share of the best one: weaker matches are padding.
 RELATIVE_FLOOR = 0.5
 SECTION_WEIGHT = 0.6  # for a section title holding all the question's words
@@ -337,7 +338,8 @@ def _introduced(candidates: list[_Candidate], index: int) -> list[int]:
     elif candidates[index].unit.introduces_next:
         for at in range(index + 1, index + 1 + MAX_INTRODUCED):
             item = _neighbour(candidates, index, at)
-            if item is None or not _is_item(item.unit):
+            # A table's rows the page run together are no item to read.
+            if item is None or not _is_item(item.unit) or len(item.unit.text) > MAX_LISTED_CHARS:
                 break
             found.append(at)
     return found

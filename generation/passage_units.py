@@ -100,6 +100,10 @@ ANNOUNCING_RE = re.compile(
     r":$|\b(?:as follows|wie folgt)\b|\b(?:the following|folgende[nmrs]?)(?:\s+\w+)?\.$",
     re.IGNORECASE,
 )
+# A line ending so is followed by what it announces, not by more of its paragraph.
+ANNOUNCED_END_RE = re.compile(
+    r"\b(?:as follows|wie folgt|the following|folgende[nmrs]?)(?:\s+\w+)?[.:]$", re.IGNORECASE
+)
 # A sentence may begin with a command's manual page in lower case ("chgrp(1) is used …").
 MANUAL_PAGE_START_RE = re.compile(r"^[a-z][\w.+-]*\(\d\w*\)")
 # "… used in the past?", not "echo $?" or "56?" in a table.
@@ -232,7 +236,8 @@ def _blocks(text: str, titles: set[str]) -> list[_Block]:
         current.append(line)
         last_word = LAST_WORD_RE.search(line)
         continues = last_word is not None and last_word.group(1).casefold() in CONTINUING_WORDS
-        if (len(line) < WRAP_SHARE * width and not continues) or line.endswith(":"):
+        announces = line.endswith(":") or bool(ANNOUNCED_END_RE.search(line))
+        if (len(line) < WRAP_SHARE * width and not continues) or announces:
             close_prose()
     close_prose()
     close_code()

@@ -400,3 +400,23 @@ def test_a_command_another_page_also_names_stays_in_its_list():
         "wie folgt: [2]\n$ export DEB_BUILD_OPTIONS=”nostrip noopt”\n$ debuild\n$ cd ..\n"
         "$ sudo debi package_name*.changes"
     )
+
+
+PAM = (
+    "System initialization",
+    "4.5 PAM and NSS",
+    "4.5.1 Configuration files accessed by PAM and NSS",
+)
+# A table the page ran together: its header, then rows joined into one line.
+PAM_PAGE = """The notable packages of PAM and NSS systems are the following.
+package popcon size description
+libpam-modules V:883, I:999 1030 Pluggable Authentication Modules (basic service) libpam-ldap V:1, I:10 241 Pluggable Authentication Module allowing LDAP interfaces libpam-cracklib V:1, I:13 117 Pluggable Authentication Module to enable cracklib support libpam-systemd V:477, I:910 530 Pluggable Authentication Module to register user sessions for logind"""
+
+
+def test_rows_run_together_are_not_listed_under_their_lead_in():
+    text = extractive.answer(
+        "Which packages provide PAM and NSS?", [passage(PAM_PAGE, PAM, page=117)], limit=1
+    )
+
+    assert text.startswith("The notable packages of PAM and NSS systems are the following. [1]")
+    assert "libpam-cracklib" not in text
