@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 
 from generation.passage_units import BULLET_RE, Unit, units
-from library.words import WORD_RE, terms
+from library.words import STOPWORDS, WORD_RE, terms
 
 MAX_SENTENCES = 3
 MAX_SENTENCE_CHARS = 600
@@ -99,6 +99,18 @@ class _Candidate:
     closeness: float | None = None
 
 
+def _terms(text: str) -> list[str]:
+    """The text's terms (library.words), a plural's "s" dropped first: a stem is a word's
+    first five letters, so "file" and "files", "key" and "keys" would not meet."""
+    return terms(" ".join(_singular(word) for word in WORD_RE.findall(text)))
+
+
+def _singular(word: str) -> str:
+    lowered = word.casefold()
+    plural = len(lowered) > 3 and lowered.endswith("s") and lowered[-2] not in "su'’"
+    return word[:-1] if plural and lowered not in STOPWORDS else word
+
+
 def _key(text: str) -> str:
     return " ".join(WORD_RE.findall(text.casefold()))
 
@@ -132,7 +144,7 @@ def _candidates(passages: list[Passage]) -> list[_Candidate]:
         return any(len(held) > len(key) and _cut_from(key, held) for held in keys[other])
 
     return [
-        _Candidate(unit, number, frozenset(terms(unit.text)), closeness)
+        _Candidate(unit, number, frozenset(_terms(unit.text)), closeness)
         for number, unit, key, closeness in found
         if key and not any(copied(number, key, other) for other in range(len(passages)))
     ]
@@ -218,7 +230,7 @@ def answer(question: str, passages: list[Passage], *, limit: int = MAX_SENTENCES
 def _scores(question: str, candidates: list[_Candidate], passages: list[Passage]) -> list[float]:
     """How well each candidate answers the question (0: it shares no word with it)."""
     question_terms = set(
-        terms(
+        _terms(
             " ".join(
                 word for word in WORD_RE.findall(question) if word.casefold() not in QUESTION_WORDS
             )
@@ -230,7 +242,7 @@ def _scores(question: str, candidates: list[_Candidate], passages: list[Passage]
     idf = {term: math.log(1 + len(candidates) / (1 + n)) for term, n in frequency.items()}
     weight = sum(idf.values()) or 1.0
     section_share = [
-        sum(idf[term] for term in question_terms & set(terms(" ".join(p.section[-2:])))) / weight
+        sum(idf[term] for term in question_terms & set(_terms(" ".join(p.section[-2:])))) / weight
         for p in passages
     ]
 

@@ -420,3 +420,19 @@ def test_rows_run_together_are_not_listed_under_their_lead_in():
 
     assert text.startswith("The notable packages of PAM and NSS systems are the following. [1]")
     assert "libpam-cracklib" not in text
+
+
+PACKAGE_FILES = ("Debian package management", "2.5 Advanced package management", "2.5.9 Searching")
+PACKAGE_FILES_PAGE = """• Don’t mess with the package management system.
+The ”dpkg -S file_name_pattern” can be used to search package names which contain files with the matching name
+installed by dpkg."""
+
+
+def test_a_plural_meets_its_singular_in_the_question():
+    text = extractive.answer(
+        "Which package does a file belong to?",
+        [passage(PACKAGE_FILES_PAGE, PACKAGE_FILES, page=86)],
+        limit=1,
+    )
+
+    assert text.startswith("The ”dpkg -S file_name_pattern” can be used to search package names")
