@@ -46,6 +46,10 @@ RANK_WEIGHT = 0.4
 # passages' parts; the farthest part's units get 0, scaled in between): the search's
 # embedding knows paraphrases that shared words miss (weights measured: bench/README.md).
 CLOSENESS_WEIGHT = 1.0
+# A unit holding fewer than MIN_NEW_TERMS words the question lacks restates it ("• Switching
+# to the character console." for "Which keys switch to the character console?").
+MIN_NEW_TERMS = 1
+RESTATING_SHARE = 0.8
 QUESTION_LEND = 0.9  # share of a manual's question's score its answer sentence gets
 # Shorter units are scored as if this many words long: a two-word table header or command
 # holding one question word is not a better answer than a sentence holding three.
@@ -258,12 +262,14 @@ def _scores(question: str, candidates: list[_Candidate], passages: list[Passage]
             if candidate.closeness is not None and high > low
             else 0.0
         )
-        return (
+        total = (
             lexical / math.sqrt(max(len(candidate.terms), MIN_SCORED_TERMS) + 4)
             + RANK_WEIGHT / (candidate.passage + 1)
             + SECTION_WEIGHT * section_share[candidate.passage]
             + CLOSENESS_WEIGHT * close
         )
+        told = len(candidate.terms - question_terms)
+        return total * RESTATING_SHARE if told < MIN_NEW_TERMS else total
 
     scores = [score(candidate) for candidate in candidates]
     # The manual's own question is not an answer; the sentence after it likely is.

@@ -436,3 +436,18 @@ def test_a_plural_meets_its_singular_in_the_question():
     )
 
     assert text.startswith("The ”dpkg -S file_name_pattern” can be used to search package names")
+
+
+CONSOLES = ("GNU/Linux tutorials", "1.1 Console basics", "1.1.6 Virtual consoles")
+CONSOLES_PAGE = """• Switching to the character console.
+Press Ctrl-Alt-F3 to switch to the character console 3 from the GUI."""
+
+
+def test_a_unit_that_only_restates_the_question_loses_to_one_that_answers_it():
+    text = extractive.answer(
+        "Which keys switch to the character console?",
+        [passage(CONSOLES_PAGE, CONSOLES, page=31)],
+        limit=1,
+    )
+
+    assert text == "Press Ctrl-Alt-F3 to switch to the character console 3 from the GUI. [1]"
