@@ -379,8 +379,9 @@ def _shown_length(unit: Unit) -> int:
 
 
 def _is_item(unit: Unit) -> bool:
-    """A command, a list item or a row, not the sentence after a list."""
-    if unit.question or unit.introduces_next:
+    """A command, a list item or a row, not the sentence after a list nor a pointer
+    elsewhere ("See Section 7.7") the list happens to end with."""
+    if unit.question or unit.introduces_next or unit.about_document:
         return False
     sentence = unit.text.endswith((".", "!")) and len(unit.text) > MAX_ITEM_CHARS / 2
     return unit.code or bool(BULLET_RE.match(unit.text)) or not sentence

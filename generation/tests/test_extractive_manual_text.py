@@ -451,3 +451,25 @@ def test_a_unit_that_only_restates_the_question_loses_to_one_that_answers_it():
     )
 
     assert text == "Press Ctrl-Alt-F3 to switch to the character console 3 from the GUI. [1]"
+
+
+WAYLAND = ("The X Window System", "7.2 GUI communication protocols")
+WAYLAND_PAGE = """GUI communication protocol used on the GNOME desktop can be:
+• Wayland (display server protocol) (native)
+• X Window System core protocol (via xwayland)
+See Section 7.7
+If the mouse cursor is on an application which uses Wayland, xeyes don’t move with the cursor."""
+
+
+def test_a_pointer_elsewhere_is_no_item_of_the_list_before_it():
+    text = extractive.answer(
+        "Which protocols does the GNOME desktop use?",
+        [passage(WAYLAND_PAGE, WAYLAND, page=148)],
+        limit=1,
+    )
+
+    assert text == (
+        "GUI communication protocol used on the GNOME desktop can be: [1]\n"
+        "• Wayland (display server protocol) (native)\n"
+        "• X Window System core protocol (via xwayland)"
+    )
