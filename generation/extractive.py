@@ -202,9 +202,7 @@ def answer(question: str, passages: list[Passage], *, limit: int = MAX_SENTENCES
         (
             i
             for i, c in enumerate(candidates)
-            if scores[i] > 0
-            and _quotable(c, about_document=about_document)
-            and not _dangling(candidates, i)
+            if scores[i] > 0 and _quotable(c, about_document=about_document)
         ),
         key=lambda i: scores[i],
         reverse=True,
@@ -365,7 +363,8 @@ def _introduced(candidates: list[_Candidate], index: int) -> list[int]:
 
 def _dangling(candidates: list[_Candidate], index: int) -> bool:
     """A sentence announcing what follows ("… as follows:") at the end of its passage: what
-    it announces is not there, and it answers nothing alone."""
+    it announces is not there, so it is not brought along (chosen for its own words, as
+    "… with 10 open reading frames (ORFs):", it is quoted)."""
     return candidates[index].unit.introduces_next and (
         _neighbour(candidates, index, index + 1) is None
     )

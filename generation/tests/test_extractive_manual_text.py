@@ -358,20 +358,33 @@ def test_the_next_sentence_the_best_one_brings_comes_with_the_items_it_introduce
     )
 
 
-def test_a_sentence_announcing_what_the_passage_cut_off_is_not_quoted():
+def test_a_sentence_announcing_what_the_passage_cut_off_is_not_brought_along():
     cut = """2.7.3 Automatische Upgrades
 Das unattended-upgrades-Paket ist hauptsächlich für Sicherheits-Upgrades auf Stable-Systemen gedacht.
 Nutzen Sie für automatische Upgrades folgende Konfigurationsparameter:"""
 
     text = extractive.answer(
-        "Welche Konfigurationsparameter brauchen automatische Upgrades?",
+        "Wofür ist das unattended-upgrades-Paket hauptsächlich gedacht?",
         [passage(cut, UNATTENDED_DE, page=106)],
+        limit=2,
     )
 
     assert text == (
         "Das unattended-upgrades-Paket ist hauptsächlich für Sicherheits-Upgrades auf "
         "Stable-Systemen gedacht. [1]"
     )
+
+
+def test_a_sentence_ending_in_a_colon_chosen_for_its_own_words_is_quoted():
+    cut = """The complete genome of the SAIBK strain is 27,534 nucleotides (nt) in length, including the poly(A) tail.
+It has a classical IBV genome organization with 10 open reading frames (ORFs):"""
+
+    text = extractive.answer(
+        "How many open reading frames are in the SAIBK gene?",
+        [passage(cut, (), page=1)],
+    )
+
+    assert "with 10 open reading frames (ORFs): [1]" in text
 
 
 DEBUG_BUILD_DE = ("Programmierung", "12.5 Debugging", "12.5.3 Debug-Pakete erzeugen")
