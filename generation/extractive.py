@@ -389,23 +389,28 @@ def _is_item(unit: Unit) -> bool:
 def _in_reading_order(
     candidates: list[_Candidate], passages: list[Passage], chosen: set[int], picks: list[int]
 ) -> list[int]:
-    """The chosen units by stretch of text (one document's passages on the same or adjacent
-    pages), the stretch of the best pick first; within a stretch in reading order."""
-    places = sorted(
-        {
-            (passages[candidates[i].passage].document, passages[candidates[i].passage].page)
-            for i in chosen
-        }
-    )
-    stretch: dict[tuple[int, int], int] = {}
-    for number, (document, page) in enumerate(places):
+    """The chosen units by stretch of text (one document's passages on the same page, or on
+    the next page in the same section), the stretch of the best pick first; within a stretch
+    in reading order. A sentence of the page before, from another section, does not come
+    before the best one."""
+
+    def place_of(index: int) -> tuple[int, int, tuple[str, ...]]:
+        passage = passages[candidates[index].passage]
+        return (passage.document, passage.page, passage.section)
+
+    places = sorted({place_of(i) for i in chosen})
+    stretch: dict[tuple[int, int, tuple[str, ...]], int] = {}
+    for number, (document, page, section) in enumerate(places):
         previous = places[number - 1] if number else None
-        joined = previous is not None and previous[0] == document and page - previous[1] <= 1
-        stretch[(document, page)] = stretch[previous] if joined and previous else number
+        joined = (
+            previous is not None
+            and previous[0] == document
+            and (page == previous[1] or (page - previous[1] == 1 and section == previous[2]))
+        )
+        stretch[(document, page, section)] = stretch[previous] if joined and previous else number
 
     def stretch_of(index: int) -> int:
-        passage = passages[candidates[index].passage]
-        return stretch[(passage.document, passage.page)]
+        return stretch[place_of(index)]
 
     first_pick: dict[int, int] = {}
     for rank, index in enumerate(picks):

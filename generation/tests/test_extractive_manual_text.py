@@ -78,9 +78,11 @@ you should also run ”sudo rm -rf /var/cache/apt-cacher-ng/* ”.)"""
 
 SANE_CONSOLE = ("GNU/Linux tutorials", "1.1 Console basics", "1.1.9 Recovering a sane console")
 # The manual asks no such question; manuals that do (FAQ style) are common.
-SANE_CONSOLE_PAGE = """1.1.9 Recovering a sane console
-What can you do when your terminal shows garbage after cat printed a binary file?
-When the screen goes berserk after doing some funny things such as ”cat some-binary-file”, type ”reset” at the command prompt.
+SANE_CONSOLE_QUESTION = (
+    "What can you do when your terminal shows garbage after cat printed a binary file?\n"
+)
+SANE_CONSOLE_PAGE = f"""1.1.9 Recovering a sane console
+{SANE_CONSOLE_QUESTION}When the screen goes berserk after doing some funny things such as ”cat some-binary-file”, type ”reset” at the command prompt.
 You may not be able to see the command echoed as you type. You may also issue ”clear” to clean up the screen."""
 
 
@@ -486,3 +488,21 @@ def test_a_pointer_elsewhere_is_no_item_of_the_list_before_it():
         "• Wayland (display server protocol) (native)\n"
         "• X Window System core protocol (via xwayland)"
     )
+
+
+VIRTUAL_CONSOLES = ("GNU/Linux tutorials", "1.1 Console basics", "1.1.6 Virtual consoles")
+VIRTUAL_CONSOLES_PAGE = """1.1.6 Virtual consoles
+A terminal on the virtual console 2 shows the GUI again: get back to it by pressing Alt-F2."""
+
+
+def test_a_sentence_of_the_page_before_from_another_section_comes_after_the_best_one():
+    text = extractive.answer(
+        "My terminal shows garbage after I ran cat on a binary file. How do I get it back to normal?",
+        [
+            passage(SANE_CONSOLE_PAGE.replace(SANE_CONSOLE_QUESTION, ""), SANE_CONSOLE, page=32),
+            passage(VIRTUAL_CONSOLES_PAGE, VIRTUAL_CONSOLES, page=31),
+        ],
+    )
+
+    assert text.startswith("When the screen goes berserk")
+    assert text.endswith("by pressing Alt-F2. [2]")
