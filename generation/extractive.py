@@ -24,7 +24,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from generation.passage_units import BULLET_RE, Unit, units
+from generation.passage_units import BULLET_RE, CLOSING_RE, Unit, units
 from library.words import STOPWORDS, WORD_RE, terms
 
 MAX_SENTENCES = 3
@@ -226,18 +226,19 @@ def answer(question: str, passages: list[Passage], *, limit: int = MAX_SENTENCES
         chosen.update(group)
         if sum(_shown_length(candidates[i].unit) for i in chosen) >= budget:
             break
-    return _render(candidates, _in_reading_order(candidates, passages, chosen, picks))
+    order = _in_reading_order(candidates, passages, chosen, picks)
+    return _render(candidates, order, _question_terms(question))
+
+
+def _question_terms(question: str) -> set[str]:
+    """The question's terms, without the words of how people ask (QUESTION_WORDS)."""
+    asked = (word for word in WORD_RE.findall(question) if word.casefold() not in QUESTION_WORDS)
+    return set(_terms(" ".join(asked)))
 
 
 def _scores(question: str, candidates: list[_Candidate], passages: list[Passage]) -> list[float]:
     """How well each candidate answers the question (0: it shares no word with it)."""
-    question_terms = set(
-        _terms(
-            " ".join(
-                word for word in WORD_RE.findall(question) if word.casefold() not in QUESTION_WORDS
-            )
-        )
-    )
+    question_terms = _question_terms(question)
     # Inverse document frequency over the retrieved units: a question word that appears
     # everywhere in them says less than one found in a single unit.
     frequency = {term: sum(term in c.terms for c in candidates) for term in question_terms}
@@ -430,9 +431,11 @@ def _in_reading_order(
     return sorted(chosen, key=place)
 
 
-def _render(candidates: list[_Candidate], chosen: list[int]) -> str:
+def _render(candidates: list[_Candidate], chosen: list[int], question_terms: set[str]) -> str:
     """Prose joined by spaces, each command block on lines of its own; a marker after each
-    sentence, and after a block no sentence of its passage introduces."""
+    sentence, and after a block no sentence of its passage introduces. Of a long run of
+    table rows (no sentence: no closing stop) only the stretch around the question's words
+    is shown."""
     parts: list[str] = []
     previous: _Candidate | None = None
     listing = False  # the previous unit is a lead-in or an item of its list
@@ -465,12 +468,46 @@ def _render(candidates: list[_Candidate], chosen: list[int]) -> str:
             )
             parts.append("\n" + (text if introduced else f"{text} {marker}") + "\n")
         else:
-            text = _balanced(unit.text)[:MAX_SENTENCE_CHARS]
-            if unit.cut_off or len(unit.text) > MAX_SENTENCE_CHARS:
-                text += " …"
+            if len(unit.text) > MAX_ITEM_CHARS and not CLOSING_RE.search(unit.text):
+                text = _excerpt(unit.text, question_terms)
+            else:
+                text = _balanced(unit.text)[:MAX_SENTENCE_CHARS]
+                if unit.cut_off or len(unit.text) > MAX_SENTENCE_CHARS:
+                    text += " …"
             parts.append(f"{text} {marker} ")
         previous = candidate
     return re.sub(r" *\n+ *", "\n", "".join(parts)).strip()
+
+
+def _excerpt(text: str, question_terms: set[str], width: int = MAX_ITEM_CHARS) -> str:
+    """The stretch of at most `width` characters (whole words) holding most of the question's
+    words, "…" where it cuts: table rows a page ran together have no sentence to end at."""
+    words = list(re.finditer(r"\S+", text))
+    matched = [bool(question_terms & set(_terms(word.group()))) for word in words]
+    best = (0, 0, 0)  # matches, first word, last word
+    last = 0
+    for first in range(len(words)):
+        last = max(last, first)
+        while last + 1 < len(words) and words[last + 1].end() - words[first].start() <= width:
+            last += 1
+        found = sum(matched[first : last + 1])
+        if found > best[0]:
+            best = (found, first, last)
+    _, first, last = best
+    # Around the matched words, the rest of the width shared between both sides.
+    hits = [at for at in range(first, last + 1) if matched[at]] or [first]
+    first, last = hits[0], hits[-1]
+    grown = True
+    while grown:
+        grown = False
+        for left, right in ((first - 1, last), (first, last + 1)):
+            inside = left >= 0 and right < len(words)
+            if inside and words[right].end() - words[left].start() <= width:
+                first, last, grown = left, right, True
+    shown = text[words[first].start() : words[last].end()]
+    opening = "… " if first > 0 else ""
+    ending = " …" if last < len(words) - 1 else ""
+    return f"{opening}{shown}{ending}"
 
 
 def _balanced(text: str) -> str:

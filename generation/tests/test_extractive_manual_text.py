@@ -506,3 +506,21 @@ def test_a_sentence_of_the_page_before_from_another_section_comes_after_the_best
 
     assert text.startswith("When the screen goes berserk")
     assert text.endswith("by pressing Alt-F2. [2]")
+
+
+GIT_REFERENCES = ("Data management", "10.5 Git", "10.5.4 Git references")
+# A table whose rows the page ran together into one line, with no sentence to end at.
+GIT_REFERENCES_PAGE = """Git command line function
+gitk --all see complete Git history and operate on them such as resetting HEAD to another commit, cheery-picking patches, creating tags and branches clean -x -d -f revert all working tree changes and clean them up completely git rm --cached filename revert staged index changed by git add filename git reflog get reference log (useful for recovering commits from the removed branch) git branch new_branch_name HEAD@{6} create a new branch from reflog information git remote add new_remote URL add a new_remote remote repository pointed by URL"""
+
+
+def test_of_rows_run_together_the_stretch_around_the_questions_words_is_shown():
+    text = extractive.answer(
+        "Which git command helps me recover commits from a removed branch?",
+        [passage(GIT_REFERENCES_PAGE, GIT_REFERENCES, page=225)],
+        limit=1,
+    )
+
+    assert "git reflog get reference log (useful for recovering commits from the removed" in text
+    assert text.startswith("… ") and text.endswith(" … [1]")
+    assert len(text) <= extractive.MAX_ITEM_CHARS + len("… ") + len(" … [1]")
