@@ -434,8 +434,8 @@ def _in_reading_order(
 def _render(candidates: list[_Candidate], chosen: list[int], question_terms: set[str]) -> str:
     """Prose joined by spaces, each command block on lines of its own; a marker after each
     sentence, and after a block no sentence of its passage introduces. Of a long run of
-    table rows (no sentence: no closing stop) only the stretch around the question's words
-    is shown."""
+    table rows (no closing stop, and not a sentence the passage cuts off) only the stretch
+    around the question's words is shown."""
     parts: list[str] = []
     previous: _Candidate | None = None
     listing = False  # the previous unit is a lead-in or an item of its list
@@ -468,7 +468,8 @@ def _render(candidates: list[_Candidate], chosen: list[int], question_terms: set
             )
             parts.append("\n" + (text if introduced else f"{text} {marker}") + "\n")
         else:
-            if len(unit.text) > MAX_ITEM_CHARS and not CLOSING_RE.search(unit.text):
+            rows = not unit.cut_off and not CLOSING_RE.search(unit.text)
+            if rows and len(unit.text) > MAX_ITEM_CHARS:
                 text = _excerpt(unit.text, question_terms)
             else:
                 text = _balanced(unit.text)[:MAX_SENTENCE_CHARS]

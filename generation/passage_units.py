@@ -277,8 +277,12 @@ def units(text: str, *, section: tuple[str, ...] = (), starts_mid_text: bool = F
                 and not block.after_heading
                 and not BULLET_RE.match(piece)
                 and (starts_mid_text or piece[:1].islower()),
-                # The passage ends inside it (a table's last row has its caption after it).
-                cut_off=prose and last and piece.endswith(ending) and not CLOSING_RE.search(piece),
+                # The passage ends inside it (a table's last row has its caption after it);
+                # its last line may hold the sentence's end only, or sentences before it too.
+                cut_off=prose
+                and last
+                and (piece.endswith(ending) or ending.endswith(piece))
+                and not CLOSING_RE.search(piece),
                 depends_on_previous=prose
                 and opener in DEPENDENT_OPENERS
                 and not EXPLETIVE_RE.match(piece),

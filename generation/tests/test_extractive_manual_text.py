@@ -511,7 +511,8 @@ def test_a_sentence_of_the_page_before_from_another_section_comes_after_the_best
 GIT_REFERENCES = ("Data management", "10.5 Git", "10.5.4 Git references")
 # A table whose rows the page ran together into one line, with no sentence to end at.
 GIT_REFERENCES_PAGE = """Git command line function
-gitk --all see complete Git history and operate on them such as resetting HEAD to another commit, cheery-picking patches, creating tags and branches clean -x -d -f revert all working tree changes and clean them up completely git rm --cached filename revert staged index changed by git add filename git reflog get reference log (useful for recovering commits from the removed branch) git branch new_branch_name HEAD@{6} create a new branch from reflog information git remote add new_remote URL add a new_remote remote repository pointed by URL"""
+gitk --all see complete Git history and operate on them such as resetting HEAD to another commit, cheery-picking patches, creating tags and branches clean -x -d -f revert all working tree changes and clean them up completely git rm --cached filename revert staged index changed by git add filename git reflog get reference log (useful for recovering commits from the removed branch) git branch new_branch_name HEAD@{6} create a new branch from reflog information git remote add new_remote URL add a new_remote remote repository pointed by URL
+Table 10.21: List of Git tips"""
 
 
 def test_of_rows_run_together_the_stretch_around_the_questions_words_is_shown():

@@ -160,3 +160,14 @@ def test_a_sentence_ending_in_the_following_announces_what_follows():
     )
 
     assert [unit.introduces_next for unit in found] == [True, False, True, False]
+
+
+def test_a_sentence_cut_off_on_a_line_holding_sentences_before_it_is_marked_as_cut():
+    # A text file's paragraph is one line; the chunk ends inside its last sentence.
+    found = units(
+        "The UPR pathway regulates protein folding. In order to regulate cellular homeostasis, "
+        "the UPR pathway has developed three classes of sensors: inositolrequiring enzyme 1 "
+        "(IRE1), protein kinase RNA-like ER kinase (PERK), and activating transcription factor 6 (ATF6"
+    )
+
+    assert [unit.cut_off for unit in found] == [False, True]
