@@ -10,12 +10,16 @@ title sharing the question's words and for how close in meaning the part of the 
 sits in is to the question (the search's part vectors, when known). A manual's own
 questions ("How do I …?") are not answers, but lend their match to the sentence after them;
 sentences about the document ("This chapter describes …") and the cut-off ends of sentences
-begun before the passage are not quoted. A chosen sentence brings the one before it when it
-leans on it ("This …", "Es …"), and a sentence ending in ":" brings the commands or items
-it introduces; the best one also brings the next sentence of its paragraph. Consecutive
-chunks share some fifty tokens, so a unit another passage holds whole is quoted once. The
-answer goes by stretch of text (a document's same or adjacent pages), the best first, each
-in reading order, commands on lines of their own.
+begun before the passage are not quoted. Words are compared with a plural's "s" dropped,
+and a unit holding no word beyond the question's restates it and weighs less. A chosen
+sentence brings the one before it when it leans on it ("This …", "Es …"), and a sentence
+ending in ":" or "the following." brings the commands or items it introduces, wherever it
+is chosen; the best one also brings the next sentence of its paragraph (not a lead-in the
+passage cuts off). Consecutive chunks of a page share some fifty tokens, so a unit another
+passage holds whole is quoted once. The answer goes by stretch of text (a document's same
+page, or the next page of the same section), the best first, each in reading order,
+commands on lines of their own, and of a run of table rows only the stretch around the
+question's words.
 """
 
 from __future__ import annotations
