@@ -94,8 +94,18 @@ CONTINUING_WORDS = frozenset((
     "sind", "dass", "wie",
 ))
 # fmt: on
-# A sentence that announces what follows ("… as follows.", "… wie folgt:").
-ANNOUNCING_RE = re.compile(r":$|\b(?:as follows|wie folgt)\b", re.IGNORECASE)
+# A sentence that announces what follows ("… as follows.", "… wie folgt:", "… to contain
+# the following.", "… mit folgendem Befehl.").
+ANNOUNCING_RE = re.compile(
+    r":$|\b(?:as follows|wie folgt)\b|\b(?:the following|folgende[nmrs]?)(?:\s+\w+)?\.$",
+    re.IGNORECASE,
+)
+# A line ending so is followed by what it announces, not by more of its paragraph.
+ANNOUNCED_END_RE = re.compile(
+    r"\b(?:as follows|wie folgt|the following|folgende[nmrs]?)(?:\s+\w+)?[.:]$", re.IGNORECASE
+)
+# A sentence may begin with a command's manual page in lower case ("chgrp(1) is used …").
+MANUAL_PAGE_START_RE = re.compile(r"^[a-z][\w.+-]*\(\d\w*\)")
 # "… used in the past?", not "echo $?" or "56?" in a table.
 QUESTION_RE = re.compile(r"[^\W\d_][\"'”’)»]*\?[\"'”’)»]*$")
 FIRST_WORD_RE = re.compile(r"^[\"'“„(]*(\w+)")
@@ -162,7 +172,8 @@ def split_sentences(block: str) -> list[str]:
         abbreviation = ABBREVIATION_RE.search(piece)
         if abbreviation and abbreviation.group(1).casefold() in ABBREVIATIONS:
             continue
-        if block[match.end() :][:1].islower():
+        rest = block[match.end() :]
+        if rest[:1].islower() and not MANUAL_PAGE_START_RE.match(rest):
             continue  # "… etc. and more": a sentence does not start in lower case
         pieces.append(block[start : match.end()].strip())
         start = match.end()
@@ -225,7 +236,8 @@ def _blocks(text: str, titles: set[str]) -> list[_Block]:
         current.append(line)
         last_word = LAST_WORD_RE.search(line)
         continues = last_word is not None and last_word.group(1).casefold() in CONTINUING_WORDS
-        if (len(line) < WRAP_SHARE * width and not continues) or line.endswith(":"):
+        announces = line.endswith(":") or bool(ANNOUNCED_END_RE.search(line))
+        if (len(line) < WRAP_SHARE * width and not continues) or announces:
             close_prose()
     close_prose()
     close_code()
@@ -265,8 +277,12 @@ def units(text: str, *, section: tuple[str, ...] = (), starts_mid_text: bool = F
                 and not block.after_heading
                 and not BULLET_RE.match(piece)
                 and (starts_mid_text or piece[:1].islower()),
-                # The passage ends inside it (a table's last row has its caption after it).
-                cut_off=prose and last and piece.endswith(ending) and not CLOSING_RE.search(piece),
+                # The passage ends inside it (a table's last row has its caption after it);
+                # its last line may hold the sentence's end only, or sentences before it too.
+                cut_off=prose
+                and last
+                and (piece.endswith(ending) or ending.endswith(piece))
+                and not CLOSING_RE.search(piece),
                 depends_on_previous=prose
                 and opener in DEPENDENT_OPENERS
                 and not EXPLETIVE_RE.match(piece),

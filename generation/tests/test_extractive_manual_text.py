@@ -78,9 +78,11 @@ you should also run ”sudo rm -rf /var/cache/apt-cacher-ng/* ”.)"""
 
 SANE_CONSOLE = ("GNU/Linux tutorials", "1.1 Console basics", "1.1.9 Recovering a sane console")
 # The manual asks no such question; manuals that do (FAQ style) are common.
-SANE_CONSOLE_PAGE = """1.1.9 Recovering a sane console
-What can you do when your terminal shows garbage after cat printed a binary file?
-When the screen goes berserk after doing some funny things such as ”cat some-binary-file”, type ”reset” at the command prompt.
+SANE_CONSOLE_QUESTION = (
+    "What can you do when your terminal shows garbage after cat printed a binary file?\n"
+)
+SANE_CONSOLE_PAGE = f"""1.1.9 Recovering a sane console
+{SANE_CONSOLE_QUESTION}When the screen goes berserk after doing some funny things such as ”cat some-binary-file”, type ”reset” at the command prompt.
 You may not be able to see the command echoed as you type. You may also issue ”clear” to clean up the screen."""
 
 
@@ -326,3 +328,200 @@ def test_a_sentence_brings_every_command_it_introduces():
         "$ gs -q -dNOPAUSE -dBATCH -sDEVICE=pswrite -sOutputFile=bla.ps -f foo1.ps foo2.ps\n"
         "$ gs -q -dNOPAUSE -dBATCH -sDEVICE=pdfwrite -sOutputFile=bla.pdf -f foo1.pdf foo2.pdf"
     )
+
+
+UNATTENDED_DE = (
+    "Debian-Paketmanagement",
+    "2.7 Tipps für das Paketmanagement",
+    "2.7.3 Automatische Upgrades",
+)
+UNATTENDED_DE_PAGE = """2.7.3 Automatische Upgrades
+Das unattended-upgrades-Paket ist hauptsächlich für Sicherheits-Upgrades auf Stable-Systemen gedacht. Sollten Sie ein automatisches
+Upgrade in Erwägung ziehen, schließt es Sicherheitslücken. Nutzen Sie dazu folgende Konfigurationsparameter:
+APT::Periodic::Update-Package-Lists ”1”;
+APT::Periodic::Download-Upgradeable-Packages ”1”;
+APT::Periodic::Unattended-Upgrade ”1”;
+Wenn Sie ein Unstable-System laufen haben, sollten Sie kein automatisches Upgrade verwenden."""
+
+
+def test_the_next_sentence_the_best_one_brings_comes_with_the_items_it_introduces():
+    text = extractive.answer(
+        "Sollte ich auf einem Stable-System ein automatisches Upgrade in Erwägung ziehen?",
+        [passage(UNATTENDED_DE_PAGE, UNATTENDED_DE, page=106)],
+        limit=2,
+    )
+
+    assert text == (
+        "Sollten Sie ein automatisches Upgrade in Erwägung ziehen, schließt es "
+        "Sicherheitslücken. [1] Nutzen Sie dazu folgende Konfigurationsparameter: [1]\n"
+        "APT::Periodic::Update-Package-Lists ”1”;\n"
+        "APT::Periodic::Download-Upgradeable-Packages ”1”;\n"
+        "APT::Periodic::Unattended-Upgrade ”1”;"
+    )
+
+
+def test_a_sentence_announcing_what_the_passage_cut_off_is_not_brought_along():
+    cut = """2.7.3 Automatische Upgrades
+Das unattended-upgrades-Paket ist hauptsächlich für Sicherheits-Upgrades auf Stable-Systemen gedacht.
+Nutzen Sie für automatische Upgrades folgende Konfigurationsparameter:"""
+
+    text = extractive.answer(
+        "Wofür ist das unattended-upgrades-Paket hauptsächlich gedacht?",
+        [passage(cut, UNATTENDED_DE, page=106)],
+        limit=2,
+    )
+
+    assert text == (
+        "Das unattended-upgrades-Paket ist hauptsächlich für Sicherheits-Upgrades auf "
+        "Stable-Systemen gedacht. [1]"
+    )
+
+
+def test_a_sentence_ending_in_a_colon_chosen_for_its_own_words_is_quoted():
+    cut = """The complete genome of the SAIBK strain is 27,534 nucleotides (nt) in length, including the poly(A) tail.
+It has a classical IBV genome organization with 10 open reading frames (ORFs):"""
+
+    text = extractive.answer(
+        "How many open reading frames are in the SAIBK gene?",
+        [passage(cut, (), page=1)],
+    )
+
+    assert "with 10 open reading frames (ORFs): [1]" in text
+
+
+DEBUG_BUILD_DE = ("Programmierung", "12.5 Debugging", "12.5.3 Debug-Pakete erzeugen")
+DEBUG_BUILD_DE_PAGE = """Kompilieren und installieren Sie ein Paket mit Debugging-Symbolen wie folgt:
+$ export DEB_BUILD_OPTIONS=”nostrip noopt”
+$ debuild
+$ cd ..
+$ sudo debi package_name*.changes"""
+# Another page of the same manual, naming the same commands in its prose.
+DEBUILD_DE_PAGE = (
+    """Das Werkzeug debuild ruft dpkg-buildpackage auf, und cd .. führt danach zurück."""
+)
+
+
+def test_a_command_another_page_also_names_stays_in_its_list():
+    text = extractive.answer(
+        "Wie kompiliere ich ein Paket mit Debugging-Symbolen?",
+        [
+            passage(DEBUILD_DE_PAGE, DEBUG_BUILD_DE, page=266),
+            passage(DEBUG_BUILD_DE_PAGE, DEBUG_BUILD_DE, page=268),
+        ],
+        limit=1,
+    )
+
+    assert text.endswith(
+        "wie folgt: [2]\n$ export DEB_BUILD_OPTIONS=”nostrip noopt”\n$ debuild\n$ cd ..\n"
+        "$ sudo debi package_name*.changes"
+    )
+
+
+PAM = (
+    "System initialization",
+    "4.5 PAM and NSS",
+    "4.5.1 Configuration files accessed by PAM and NSS",
+)
+# A table the page ran together: its header, then rows joined into one line.
+PAM_PAGE = """The notable packages of PAM and NSS systems are the following.
+package popcon size description
+libpam-modules V:883, I:999 1030 Pluggable Authentication Modules (basic service) libpam-ldap V:1, I:10 241 Pluggable Authentication Module allowing LDAP interfaces libpam-cracklib V:1, I:13 117 Pluggable Authentication Module to enable cracklib support libpam-systemd V:477, I:910 530 Pluggable Authentication Module to register user sessions for logind"""
+
+
+def test_rows_run_together_are_not_listed_under_their_lead_in():
+    text = extractive.answer(
+        "Which packages provide PAM and NSS?", [passage(PAM_PAGE, PAM, page=117)], limit=1
+    )
+
+    assert text.startswith("The notable packages of PAM and NSS systems are the following. [1]")
+    assert "libpam-cracklib" not in text
+
+
+PACKAGE_FILES = ("Debian package management", "2.5 Advanced package management", "2.5.9 Searching")
+PACKAGE_FILES_PAGE = """• Don’t mess with the package management system.
+The ”dpkg -S file_name_pattern” can be used to search package names which contain files with the matching name
+installed by dpkg."""
+
+
+def test_a_plural_meets_its_singular_in_the_question():
+    text = extractive.answer(
+        "Which package does a file belong to?",
+        [passage(PACKAGE_FILES_PAGE, PACKAGE_FILES, page=86)],
+        limit=1,
+    )
+
+    assert text.startswith("The ”dpkg -S file_name_pattern” can be used to search package names")
+
+
+CONSOLES = ("GNU/Linux tutorials", "1.1 Console basics", "1.1.6 Virtual consoles")
+CONSOLES_PAGE = """• Switching to the character console.
+Press Ctrl-Alt-F3 to switch to the character console 3 from the GUI."""
+
+
+def test_a_unit_that_only_restates_the_question_loses_to_one_that_answers_it():
+    text = extractive.answer(
+        "Which keys switch to the character console?",
+        [passage(CONSOLES_PAGE, CONSOLES, page=31)],
+        limit=1,
+    )
+
+    assert text == "Press Ctrl-Alt-F3 to switch to the character console 3 from the GUI. [1]"
+
+
+WAYLAND = ("The X Window System", "7.2 GUI communication protocols")
+WAYLAND_PAGE = """GUI communication protocol used on the GNOME desktop can be:
+• Wayland (display server protocol) (native)
+• X Window System core protocol (via xwayland)
+See Section 7.7
+If the mouse cursor is on an application which uses Wayland, xeyes don’t move with the cursor."""
+
+
+def test_a_pointer_elsewhere_is_no_item_of_the_list_before_it():
+    text = extractive.answer(
+        "Which protocols does the GNOME desktop use?",
+        [passage(WAYLAND_PAGE, WAYLAND, page=148)],
+        limit=1,
+    )
+
+    assert text == (
+        "GUI communication protocol used on the GNOME desktop can be: [1]\n"
+        "• Wayland (display server protocol) (native)\n"
+        "• X Window System core protocol (via xwayland)"
+    )
+
+
+VIRTUAL_CONSOLES = ("GNU/Linux tutorials", "1.1 Console basics", "1.1.6 Virtual consoles")
+VIRTUAL_CONSOLES_PAGE = """1.1.6 Virtual consoles
+A terminal on the virtual console 2 shows the GUI again: get back to it by pressing Alt-F2."""
+
+
+def test_a_sentence_of_the_page_before_from_another_section_comes_after_the_best_one():
+    text = extractive.answer(
+        "My terminal shows garbage after I ran cat on a binary file. How do I get it back to normal?",
+        [
+            passage(SANE_CONSOLE_PAGE.replace(SANE_CONSOLE_QUESTION, ""), SANE_CONSOLE, page=32),
+            passage(VIRTUAL_CONSOLES_PAGE, VIRTUAL_CONSOLES, page=31),
+        ],
+    )
+
+    assert text.startswith("When the screen goes berserk")
+    assert text.endswith("by pressing Alt-F2. [2]")
+
+
+GIT_REFERENCES = ("Data management", "10.5 Git", "10.5.4 Git references")
+# A table whose rows the page ran together into one line, with no sentence to end at.
+GIT_REFERENCES_PAGE = """Git command line function
+gitk --all see complete Git history and operate on them such as resetting HEAD to another commit, cheery-picking patches, creating tags and branches clean -x -d -f revert all working tree changes and clean them up completely git rm --cached filename revert staged index changed by git add filename git reflog get reference log (useful for recovering commits from the removed branch) git branch new_branch_name HEAD@{6} create a new branch from reflog information git remote add new_remote URL add a new_remote remote repository pointed by URL
+Table 10.21: List of Git tips"""
+
+
+def test_of_rows_run_together_the_stretch_around_the_questions_words_is_shown():
+    text = extractive.answer(
+        "Which git command helps me recover commits from a removed branch?",
+        [passage(GIT_REFERENCES_PAGE, GIT_REFERENCES, page=225)],
+        limit=1,
+    )
+
+    assert "git reflog get reference log (useful for recovering commits from the removed" in text
+    assert text.startswith("… ") and text.endswith(" … [1]")
+    assert len(text) <= extractive.MAX_ITEM_CHARS + len("… ") + len(" … [1]")

@@ -135,3 +135,39 @@ Ein Schlafwagen hat Abteile mit zwei Betten.
     assert "Ein Schlafwagen hat Abteile mit zwei Betten." in texts
     (command,) = (unit for unit in found if unit.code)
     assert command.text == "# apt-get install sleeper"
+
+
+def test_a_sentence_opening_with_a_manual_page_in_lower_case_is_a_sentence_of_its_own():
+    found = split_sentences(
+        "chown(1) is used from the root account to change the owner of the file. chgrp(1) is "
+        "used from the file’s owner or root account to change the group of the file. See "
+        "also etc. and more."
+    )
+
+    assert found == [
+        "chown(1) is used from the root account to change the owner of the file.",
+        "chgrp(1) is used from the file’s owner or root account to change the group of the file.",
+        "See also etc. and more.",
+    ]
+
+
+def test_a_sentence_ending_in_the_following_announces_what_follows():
+    found = units(
+        "For Debian Salsa service with account name ”foo-guest”, you set ”~/.ssh/config” to contain the following.\n"
+        "Host salsa.debian.org people.debian.org\n"
+        "Kompilieren und installieren Sie ein Paket mit folgendem Befehl.\n"
+        "The following packages are needed for it."
+    )
+
+    assert [unit.introduces_next for unit in found] == [True, False, True, False]
+
+
+def test_a_sentence_cut_off_on_a_line_holding_sentences_before_it_is_marked_as_cut():
+    # A text file's paragraph is one line; the chunk ends inside its last sentence.
+    found = units(
+        "The UPR pathway regulates protein folding. In order to regulate cellular homeostasis, "
+        "the UPR pathway has developed three classes of sensors: inositolrequiring enzyme 1 "
+        "(IRE1), protein kinase RNA-like ER kinase (PERK), and activating transcription factor 6 (ATF6"
+    )
+
+    assert [unit.cut_off for unit in found] == [False, True]
