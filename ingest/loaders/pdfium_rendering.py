@@ -5,6 +5,11 @@ No PDFium runs in Loupe's own processes, so there is no lock to share: each rend
 process of its own. One child serves all the pages of one file, asked one page at a time: a
 page the vision reader takes minutes over must not count against the renderer's time. Each
 page (and the opening) must come back within PDF_READ_SECONDS, or the child is stopped.
+
+A child's start and imports take longer than drawing a page (bench/README.md, note 1), so a
+renderer made `warm` (the web server's, for one cited page at a time) takes a child started
+beforehand, waiting for its file, and leaves another waiting for the next. Each child still
+draws one file and ends: what a hostile file does to PDFium dies with it.
 """
 
 from __future__ import annotations
@@ -49,18 +54,14 @@ class PageRenderer:
     manager. Raises CannotOpen when PDFium cannot open the file, and LoaderError, with a
     reason a person can read, when the child crashed or stalled."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, warm: bool = False) -> None:
         self.path = path
-        # Closed in close(), which the context manager or the failed opening calls.
-        self._errors: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115
-        self._child = subprocess.Popen(
-            [sys.executable, "-I", str(SCRIPT), str(path)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self._errors,
-        )
+        self._warm = warm
+        child = (_waiting.take() if warm else None) or _Child()
+        self._child, self._errors = child.process, child.errors
         self.page_count = 0
         try:
+            self._send({"path": str(path)})
             head = self._answer(page=None)
         except BaseException:
             self.close()
@@ -90,12 +91,7 @@ class PageRenderer:
         request = {"page": page, "dpi": dpi, "max_pixels": max_pixels, "quote": quote}
         if near is not None:
             request["near"] = near
-        assert self._child.stdin is not None
-        try:
-            self._child.stdin.write(json.dumps(request).encode() + b"\n")
-            self._child.stdin.flush()
-        except BrokenPipeError:
-            pass  # it died; _answer says how
+        self._send(request)
         record = self._answer(page=page)
         if "error" in record:
             raise PageError(record["error"])
@@ -105,17 +101,17 @@ class PageRenderer:
         return RenderedImage(image=Image.frombytes("RGB", size, pixels), boxes=boxes)
 
     def close(self) -> None:
-        if self._child.stdin is not None and not self._child.stdin.closed:
-            with contextlib.suppress(BrokenPipeError):
-                self._child.stdin.close()  # its input ends: it closes the file and exits
+        _Child.end(self._child, self._errors)
+        if self._warm:
+            _waiting.refill()
+
+    def _send(self, record: dict[str, Any]) -> None:
+        assert self._child.stdin is not None
         try:
-            self._child.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self._child.kill()
-            self._child.wait()
-        if self._child.stdout is not None:
-            self._child.stdout.close()
-        self._errors.close()
+            self._child.stdin.write(json.dumps(record).encode() + b"\n")
+            self._child.stdin.flush()
+        except BrokenPipeError:
+            pass  # it died; _answer says how
 
     def _answer(self, *, page: int | None) -> dict[str, Any]:
         """The child's next line, within PDF_READ_SECONDS."""
@@ -185,3 +181,61 @@ class PageRenderer:
                 how=describe_exit(returncode),
             )
         )
+
+
+class _Child:
+    """A renderer process, started now; it waits for the path of its file."""
+
+    def __init__(self) -> None:
+        self.script = SCRIPT
+        # Closed in end(), which the renderer's close() or the discarding of a waiting child
+        # calls.
+        self.errors: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115
+        self.process = subprocess.Popen(
+            [sys.executable, "-I", str(SCRIPT)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.errors,
+        )
+
+    @staticmethod
+    def end(process: subprocess.Popen, errors: IO[bytes]) -> None:
+        if process.stdin is not None and not process.stdin.closed:
+            with contextlib.suppress(BrokenPipeError):
+                process.stdin.close()  # its input ends: it closes the file and exits
+        try:
+            process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        if process.stdout is not None:
+            process.stdout.close()
+        errors.close()
+
+
+class _WaitingChild:
+    """The one child kept started for the next warm renderer of this process."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._child: _Child | None = None
+
+    def take(self) -> _Child | None:
+        """The waiting child, if it is alive and runs the renderer in use now; else None."""
+        with self._lock:
+            child, self._child = self._child, None
+        if child is None:
+            return None
+        if child.process.poll() is not None or child.script != SCRIPT:
+            _Child.end(child.process, child.errors)
+            return None
+        return child
+
+    def refill(self) -> None:
+        """Start a child to wait for the next warm renderer, unless one waits already."""
+        with self._lock:
+            if self._child is None:
+                self._child = _Child()
+
+
+_waiting = _WaitingChild()
