@@ -6,30 +6,26 @@ process of its own. One child serves all the pages of one file, asked one page a
 page the vision reader takes minutes over must not count against the renderer's time. Each
 page (and the opening) must come back within PDF_READ_SECONDS, or the child is stopped.
 
-A child's start and imports take longer than drawing a page (bench/README.md, note 1), so a
-renderer made `warm` (the web server's, for one cited page at a time) takes a child started
-beforehand, waiting for its file, and leaves another waiting for the next. Each child still
-draws one file and ends: what a hostile file does to PDFium dies with it.
+A renderer made `warm` (the web server's, for one cited page at a time) takes a child
+started beforehand, waiting for its file, and leaves another waiting for the next
+(waiting_child.py).
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
-import subprocess
-import sys
-import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any, NoReturn
+from typing import Any, NoReturn
 
 from django.conf import settings
 from PIL import Image
 
 from ingest.loaders.pdfium_process import CannotOpen, describe_exit
+from ingest.loaders.waiting_child import Child, WaitingChild
 from ingest.passages import LoaderError
 from texts import Text
 
@@ -57,8 +53,7 @@ class PageRenderer:
     def __init__(self, path: Path, *, warm: bool = False) -> None:
         self.path = path
         self._warm = warm
-        child = (_waiting.take() if warm else None) or _Child()
-        self._child, self._errors = child.process, child.errors
+        self._child = _waiting.take(SCRIPT) if warm else Child.start(SCRIPT, text=False)
         self.page_count = 0
         try:
             self._send({"path": str(path)})
@@ -101,30 +96,30 @@ class PageRenderer:
         return RenderedImage(image=Image.frombytes("RGB", size, pixels), boxes=boxes)
 
     def close(self) -> None:
-        _Child.end(self._child, self._errors)
+        self._child.end()
         if self._warm:
-            _waiting.refill()
+            _waiting.refill(SCRIPT)
 
     def _send(self, record: dict[str, Any]) -> None:
-        assert self._child.stdin is not None
+        assert self._child.process.stdin is not None
         try:
-            self._child.stdin.write(json.dumps(record).encode() + b"\n")
-            self._child.stdin.flush()
+            self._child.process.stdin.write(json.dumps(record).encode() + b"\n")
+            self._child.process.stdin.flush()
         except BrokenPipeError:
             pass  # it died; _answer says how
 
     def _answer(self, *, page: int | None) -> dict[str, Any]:
         """The child's next line, within PDF_READ_SECONDS."""
-        assert self._child.stdout is not None
-        line = self._within_time(self._child.stdout.readline, page=page)
+        assert self._child.process.stdout is not None
+        line = self._within_time(self._child.process.stdout.readline, page=page)
         if not line.endswith(b"\n"):
             self._crashed(page)
         answer: dict[str, Any] = json.loads(line)
         return answer
 
     def _read_exactly(self, count: int, *, page: int) -> bytes:
-        assert self._child.stdout is not None
-        stdout = self._child.stdout
+        assert self._child.process.stdout is not None
+        stdout = self._child.process.stdout
         data = self._within_time(lambda: stdout.read(count), page=page)
         if len(data) != count:
             self._crashed(page)
@@ -136,7 +131,7 @@ class PageRenderer:
 
         def stop() -> None:
             timed_out.set()
-            self._child.kill()
+            self._child.process.kill()
 
         timer = threading.Timer(settings.PDF_READ_SECONDS, stop)
         timer.start()
@@ -145,7 +140,7 @@ class PageRenderer:
         finally:
             timer.cancel()
         if timed_out.is_set():
-            self._child.wait()
+            self._child.process.wait()
             logger.warning(
                 "PDFium took over %s s rendering page %s of %s; stopped",
                 settings.PDF_READ_SECONDS,
@@ -163,9 +158,9 @@ class PageRenderer:
         return data
 
     def _crashed(self, page: int | None) -> NoReturn:
-        returncode = self._child.wait()
-        self._errors.seek(0)
-        said = self._errors.read().decode(errors="replace").strip()
+        returncode = self._child.process.wait()
+        self._child.errors.seek(0)
+        said = self._child.errors.read().decode(errors="replace").strip()
         logger.warning(
             "PDFium's renderer ended with %s on page %s of %s: %s",
             describe_exit(returncode),
@@ -183,59 +178,4 @@ class PageRenderer:
         )
 
 
-class _Child:
-    """A renderer process, started now; it waits for the path of its file."""
-
-    def __init__(self) -> None:
-        self.script = SCRIPT
-        # Closed in end(), which the renderer's close() or the discarding of a waiting child
-        # calls.
-        self.errors: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115
-        self.process = subprocess.Popen(
-            [sys.executable, "-I", str(SCRIPT)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self.errors,
-        )
-
-    @staticmethod
-    def end(process: subprocess.Popen, errors: IO[bytes]) -> None:
-        if process.stdin is not None and not process.stdin.closed:
-            with contextlib.suppress(BrokenPipeError):
-                process.stdin.close()  # its input ends: it closes the file and exits
-        try:
-            process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        if process.stdout is not None:
-            process.stdout.close()
-        errors.close()
-
-
-class _WaitingChild:
-    """The one child kept started for the next warm renderer of this process."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._child: _Child | None = None
-
-    def take(self) -> _Child | None:
-        """The waiting child, if it is alive and runs the renderer in use now; else None."""
-        with self._lock:
-            child, self._child = self._child, None
-        if child is None:
-            return None
-        if child.process.poll() is not None or child.script != SCRIPT:
-            _Child.end(child.process, child.errors)
-            return None
-        return child
-
-    def refill(self) -> None:
-        """Start a child to wait for the next warm renderer, unless one waits already."""
-        with self._lock:
-            if self._child is None:
-                self._child = _Child()
-
-
-_waiting = _WaitingChild()
+_waiting = WaitingChild(text=False)
