@@ -1,6 +1,7 @@
 """Ingest overhead: time from add_source to `ready` for a real 261-page manual with an
 instant embedder (the test OpenAI server), divided by PDFium's raw text extraction of the
-same file (what the loader itself calls). Target <= 1.5x. Capture mode "text": `auto` may
+same file (what the loader itself calls). Target <= 1.5x. `--server-latency 0.15` makes
+every embedding request wait as a remote API's does. Capture mode "text": `auto` may
 send illegible pages to the vision model, which is not what this measures.
 
 The two sides alternate, run by run. Besides the wall-clock ratio (best of each), the CPU
@@ -10,6 +11,7 @@ than the wall clock. The test server runs in a process of its own, as a real emb
 server would: its CPU is not Loupe's, and is printed apart.
 
     LOUPE_DATA_DIR=/tmp/loupe-bench .venv/bin/python bench/ingest_overhead.py [--runs 3]
+        [--server-latency 0.15]
 """
 
 from __future__ import annotations
@@ -32,11 +34,16 @@ TARGET = 1.5
 
 
 # The test OpenAI server in a process of its own; it prints its address, then serves until
-# its input closes.
+# its input closes. With a latency, every embedding request waits that long first, as a
+# remote API's would.
 SERVER = """
 import sys
 from providers.tests.fake_openai import FakeOpenAI
+latency = float(sys.argv[1])
 with FakeOpenAI.running() as server:
+    if latency:
+        server.slow_seconds = latency
+        server.fail_next("slow", times=10**9, endpoint="embeddings")
     print(server.base_url, flush=True)
     sys.stdin.read()
 """
@@ -134,10 +141,16 @@ def ingest_seconds() -> tuple[float, str, int]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument(
+        "--server-latency",
+        type=float,
+        default=0.0,
+        help="seconds each embedding request waits in the test server (a remote API's 0.15)",
+    )
     args = parser.parse_args()
 
     server = subprocess.Popen(
-        [sys.executable, "-c", SERVER],
+        [sys.executable, "-c", SERVER, str(args.server_latency)],
         cwd=Path(__file__).resolve().parent.parent,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -216,6 +229,7 @@ def main() -> None:
                 "ratio": round(ratio, 3),
                 "cpu_ratio": round(cpu_ratio, 3),
                 "server_cpu_s": round(statistics.median(server_cpu), 3),
+                "server_latency_s": args.server_latency,
                 "target": TARGET,
                 "searchable_s": round(searchable, 3),
                 "pages_per_s": round(pages / best, 1),

@@ -11,8 +11,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import Any, cast
 
+import numpy as np
+import psycopg
 from django.db import connection
+from pgvector import Vector
+from pgvector.psycopg.vector import register_vector_info
+from psycopg.types import TypeInfo
 
 from ingest.chunker import ChunkDraft
 from library.models import Chunk
@@ -58,23 +64,42 @@ def write_vectors(
 ) -> set[int]:
     """Give the chunks among `ids` that still have no vector theirs (by `model`); returns
     the ids written. A chunk deleted or embedded meanwhile (its source read again) is left
-    as it is. Called inside the caller's transaction: the rows stay locked until it ends."""
+    as it is. Called inside the caller's transaction: the rows stay locked until it ends.
+
+    The vectors travel in pgvector's binary form, bound as parameters: their text form
+    (a repr per float in Python, inlined into the statement by Django's client-side
+    binding, parsed back by PostgreSQL) cost as much CPU as the rest of the write, the
+    HNSW index taking each new vector most of that (bench/README.md, note 1).
+    """
     if not ids:
         return set()
-    with connection.cursor() as cursor:
+    connection.ensure_connection()
+    # A psycopg cursor of its own on Django's connection (so inside its transaction):
+    # Django's cursors bind on the client, which has no binary form.
+    with psycopg.Cursor(connection.connection) as cursor:
+        _know_vectors(cursor)
         cursor.execute(
             f"""
             UPDATE {_TABLE} AS chunk
-            SET embedding = given.embedding::vector, embedding_model = %s
-            FROM unnest(%s::bigint[], %s::text[]) AS given(id, embedding)
+            SET embedding = given.embedding, embedding_model = %s
+            FROM unnest(%s::bigint[], %b::vector[]) AS given(id, embedding)
             WHERE chunk.id = given.id AND chunk.embedding IS NULL
             RETURNING chunk.id
             """,
-            [model, list(ids), [_vector_text(vector) for vector in vectors]],
+            [
+                model,
+                list(ids),
+                [Vector(np.asarray(vector, dtype=np.float32)) for vector in vectors],
+            ],
+            prepare=False,
         )
         return {row[0] for row in cursor.fetchall()}
 
 
-def _vector_text(vector: Sequence[float]) -> str:
-    # pgvector's text form; repr() keeps every float's exact value.
-    return "[" + ",".join(map(repr, map(float, vector))) + "]"
+def _know_vectors(cursor: psycopg.Cursor) -> None:
+    """Teach this cursor pgvector's type (its number differs from database to database).
+    The cursor, not the connection: Django's own queries on it keep reading vectors as
+    pgvector's Django field expects them. pgvector types the argument as a connection; a
+    cursor's adapters serve the same."""
+    info = TypeInfo.fetch(cursor.connection, "vector")
+    register_vector_info(cast("psycopg.Connection[Any]", cursor), info)

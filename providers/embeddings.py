@@ -119,6 +119,20 @@ def _embed_batch(
     return _checked(vectors, texts, model=model)
 
 
+def remote_vectors(texts: list[str], *, model: EmbeddingModel) -> tuple[list[list[float]], int]:
+    """A remote model's vectors for `texts` (one request, checked as embed_texts checks
+    them) and the tokens to bill, unbilled: no database, so it may run in another thread,
+    and the caller bills the tokens (bill_embedding) in its own."""
+    _require_remote(model)
+    vectors, tokens = _remote_vectors(texts, model=model)
+    return _checked(vectors, texts, model=model), tokens
+
+
+def bill_embedding(*, user: User | None, model: EmbeddingModel, tokens: int) -> None:
+    """The usage row of one embedding request made by remote_vectors."""
+    record_usage(user=user, kind="embedding", model=model.name, input_tokens=tokens)
+
+
 def _require_remote(model: EmbeddingModel) -> None:
     if not remote_configured():
         raise ProviderError(

@@ -57,7 +57,8 @@ def render_page(
     path: Path, page: int, *, quote: str = "", near: float | None = None
 ) -> RenderedPage:
     try:
-        with PageRenderer(path) as renderer:
+        # Warm: a child started after the last picture, its imports done, draws this one.
+        with PageRenderer(path, warm=True) as renderer:
             if not 1 <= page <= renderer.page_count:
                 raise PageNotRendered(f"The PDF has no page {page}.")
             rendered = renderer.render(page, dpi=DPI, max_pixels=MAX_PIXELS, quote=quote, near=near)

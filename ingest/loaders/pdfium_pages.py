@@ -3,12 +3,14 @@ same reason as pdfium_text.py: a hostile file that crashes or stalls PDFium whil
 page must kill only this child, never the worker or the web server
 (`ingest/loaders/pdfium_rendering.py` runs it).
 
-It imports nothing but the standard library, pypdfium2 and Pillow (no Django). It opens the
-file once and prints one JSON line: the page count, or why it cannot be opened. Then it
-answers requests, one JSON line each on its standard input ({"page", "dpi", "max_pixels",
+It imports nothing but the standard library, pypdfium2 and Pillow (no Django). Then it
+reads the file's path, one JSON line on its standard input ({"path"}): so it can be started,
+its imports done, before there is a file to draw (the web server keeps one waiting). It
+opens the file once and prints one JSON line: the page count, or why it cannot be opened.
+Then it answers requests, one JSON line each on its standard input ({"page", "dpi", "max_pixels",
 and optionally "quote" and "near"}), with one JSON line ({"width", "height", "bytes",
 "boxes"}, or {"error"}) followed by that many bytes of the page's RGB pixels. It ends when
-its input ends.
+its input ends. One child draws one file.
 
 The quote's boxes are found here because they need PDFium's text page: the quote was cut
 from the page's cleaned text (ingest/loaders/page_text.py), while the boxes come from
@@ -16,7 +18,7 @@ PDFium's own text layer; the two disagree on spaces, line breaks and hyphens far
 than on letters. So both sides are compared as their letters and digits only, casefolded:
 "mod-\\nern  ﬁsh" and "modern fish" meet as "modernfish".
 
-    python -I pdfium_pages.py FILE
+    python -I pdfium_pages.py   (then {"path": FILE} on its input)
 """
 
 from __future__ import annotations
@@ -161,10 +163,13 @@ def _render(document: pdfium.PdfDocument, request: dict[str, Any]) -> tuple[dict
     return record, pixels
 
 
-def main(arguments: list[str]) -> None:
+def main() -> None:
     out = sys.stdout.buffer
+    first = sys.stdin.readline()
+    if not first:
+        return  # a waiting renderer that was never given a file
     try:
-        document = pdfium.PdfDocument(arguments[0])
+        document = pdfium.PdfDocument(json.loads(first)["path"])
     except pdfium.PdfiumError as exc:
         _emit(out, {"cannot_open": str(exc)})
         return
@@ -185,4 +190,4 @@ def main(arguments: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main()

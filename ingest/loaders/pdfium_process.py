@@ -1,8 +1,10 @@
 """Reading a PDF's text layer with PDFium in a child process (pdfium_text.py), so that a
 file that crashes or hangs PDFium fails its source instead of killing or holding the worker.
 
-The child costs a process start (~0.1 s, bench/README.md note 1) and the pages' text sent
-through a pipe; the pages are reported as they arrive, for the source's progress.
+The child costs a process start (~0.1 s quiet, ~0.5 s at load 7-11, bench/README.md note 1),
+paid before it is needed: a process keeps one child waiting for the next file
+(waiting_child.py). The pages' text comes through a pipe and is reported as it arrives, for
+the source's progress.
 """
 
 from __future__ import annotations
@@ -11,8 +13,6 @@ import json
 import logging
 import signal
 import subprocess
-import sys
-import tempfile
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,6 +20,7 @@ from pathlib import Path
 
 from django.conf import settings
 
+from ingest.loaders.waiting_child import WaitingChild
 from ingest.passages import LoaderError
 from ingest.structure import OutlineEntry
 from texts import Text
@@ -27,6 +28,8 @@ from texts import Text
 logger = logging.getLogger(__name__)
 
 SCRIPT = Path(__file__).with_name("pdfium_text.py")
+
+_waiting = WaitingChild(text=True)
 
 
 class CannotOpen(Exception):
@@ -59,32 +62,37 @@ def read(
     Raises CannotOpen when PDFium cannot open it, LoaderError when the child crashed, hung
     past PDF_READ_SECONDS, or stopped early. A page count out of bounds comes back with
     nothing else: the caller refuses it."""
-    command = [sys.executable, "-I", str(SCRIPT), str(path), str(settings.PDF_MAX_PAGES)]
-    if not with_text:
-        command.append("--no-text")
-    with tempfile.TemporaryFile() as errors:
-        child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=errors, text=True)
-        # A timer, not a timeout on each read: a page that never comes must not hold us.
-        timed_out = threading.Event()
+    # A child started after the last read, its imports done (waiting_child.py).
+    started = _waiting.take(SCRIPT)
+    child = started.process
+    asked = {"path": str(path), "max_pages": settings.PDF_MAX_PAGES, "text": with_text}
+    assert child.stdin is not None
+    try:
+        child.stdin.write(json.dumps(asked) + "\n")
+        child.stdin.close()
+    except BrokenPipeError:
+        pass  # it died; its exit says how
+    # A timer, not a timeout on each read: a page that never comes must not hold us.
+    timed_out = threading.Event()
 
-        def stop() -> None:
-            timed_out.set()
+    def stop() -> None:
+        timed_out.set()
+        child.kill()
+
+    timer = threading.Timer(settings.PDF_READ_SECONDS, stop)
+    timer.start()
+    try:
+        layer = _read_output(child, path, on_page, each_page)
+        returncode = child.wait()
+    finally:
+        timer.cancel()
+        if child.poll() is None:
             child.kill()
-
-        timer = threading.Timer(settings.PDF_READ_SECONDS, stop)
-        timer.start()
-        try:
-            layer = _read_output(child, path, on_page, each_page)
-            returncode = child.wait()
-        finally:
-            timer.cancel()
-            if child.poll() is None:
-                child.kill()
-                child.wait()
-            if child.stdout is not None:
-                child.stdout.close()
-        errors.seek(0)
-        said = errors.read().decode(errors="replace").strip()
+            child.wait()
+        started.errors.seek(0)
+        said = started.errors.read().decode(errors="replace").strip()
+        started.end()
+        _waiting.refill(SCRIPT)
     if timed_out.is_set():
         logger.warning("PDFium took over %s s on %s; stopped", settings.PDF_READ_SECONDS, path.name)
         raise LoaderError(

@@ -5,26 +5,27 @@ No PDFium runs in Loupe's own processes, so there is no lock to share: each rend
 process of its own. One child serves all the pages of one file, asked one page at a time: a
 page the vision reader takes minutes over must not count against the renderer's time. Each
 page (and the opening) must come back within PDF_READ_SECONDS, or the child is stopped.
+
+A renderer made `warm` (the web server's, for one cited page at a time) takes a child
+started beforehand, waiting for its file, and leaves another waiting for the next
+(waiting_child.py).
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
-import subprocess
-import sys
-import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any, NoReturn
+from typing import Any, NoReturn
 
 from django.conf import settings
 from PIL import Image
 
 from ingest.loaders.pdfium_process import CannotOpen, describe_exit
+from ingest.loaders.waiting_child import Child, WaitingChild
 from ingest.passages import LoaderError
 from texts import Text
 
@@ -49,18 +50,13 @@ class PageRenderer:
     manager. Raises CannotOpen when PDFium cannot open the file, and LoaderError, with a
     reason a person can read, when the child crashed or stalled."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, warm: bool = False) -> None:
         self.path = path
-        # Closed in close(), which the context manager or the failed opening calls.
-        self._errors: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115
-        self._child = subprocess.Popen(
-            [sys.executable, "-I", str(SCRIPT), str(path)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self._errors,
-        )
+        self._warm = warm
+        self._child = _waiting.take(SCRIPT) if warm else Child.start(SCRIPT, text=False)
         self.page_count = 0
         try:
+            self._send({"path": str(path)})
             head = self._answer(page=None)
         except BaseException:
             self.close()
@@ -90,12 +86,7 @@ class PageRenderer:
         request = {"page": page, "dpi": dpi, "max_pixels": max_pixels, "quote": quote}
         if near is not None:
             request["near"] = near
-        assert self._child.stdin is not None
-        try:
-            self._child.stdin.write(json.dumps(request).encode() + b"\n")
-            self._child.stdin.flush()
-        except BrokenPipeError:
-            pass  # it died; _answer says how
+        self._send(request)
         record = self._answer(page=page)
         if "error" in record:
             raise PageError(record["error"])
@@ -105,30 +96,30 @@ class PageRenderer:
         return RenderedImage(image=Image.frombytes("RGB", size, pixels), boxes=boxes)
 
     def close(self) -> None:
-        if self._child.stdin is not None and not self._child.stdin.closed:
-            with contextlib.suppress(BrokenPipeError):
-                self._child.stdin.close()  # its input ends: it closes the file and exits
+        self._child.end()
+        if self._warm:
+            _waiting.refill(SCRIPT)
+
+    def _send(self, record: dict[str, Any]) -> None:
+        assert self._child.process.stdin is not None
         try:
-            self._child.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self._child.kill()
-            self._child.wait()
-        if self._child.stdout is not None:
-            self._child.stdout.close()
-        self._errors.close()
+            self._child.process.stdin.write(json.dumps(record).encode() + b"\n")
+            self._child.process.stdin.flush()
+        except BrokenPipeError:
+            pass  # it died; _answer says how
 
     def _answer(self, *, page: int | None) -> dict[str, Any]:
         """The child's next line, within PDF_READ_SECONDS."""
-        assert self._child.stdout is not None
-        line = self._within_time(self._child.stdout.readline, page=page)
+        assert self._child.process.stdout is not None
+        line = self._within_time(self._child.process.stdout.readline, page=page)
         if not line.endswith(b"\n"):
             self._crashed(page)
         answer: dict[str, Any] = json.loads(line)
         return answer
 
     def _read_exactly(self, count: int, *, page: int) -> bytes:
-        assert self._child.stdout is not None
-        stdout = self._child.stdout
+        assert self._child.process.stdout is not None
+        stdout = self._child.process.stdout
         data = self._within_time(lambda: stdout.read(count), page=page)
         if len(data) != count:
             self._crashed(page)
@@ -140,7 +131,7 @@ class PageRenderer:
 
         def stop() -> None:
             timed_out.set()
-            self._child.kill()
+            self._child.process.kill()
 
         timer = threading.Timer(settings.PDF_READ_SECONDS, stop)
         timer.start()
@@ -149,7 +140,7 @@ class PageRenderer:
         finally:
             timer.cancel()
         if timed_out.is_set():
-            self._child.wait()
+            self._child.process.wait()
             logger.warning(
                 "PDFium took over %s s rendering page %s of %s; stopped",
                 settings.PDF_READ_SECONDS,
@@ -167,9 +158,9 @@ class PageRenderer:
         return data
 
     def _crashed(self, page: int | None) -> NoReturn:
-        returncode = self._child.wait()
-        self._errors.seek(0)
-        said = self._errors.read().decode(errors="replace").strip()
+        returncode = self._child.process.wait()
+        self._child.errors.seek(0)
+        said = self._child.errors.read().decode(errors="replace").strip()
         logger.warning(
             "PDFium's renderer ended with %s on page %s of %s: %s",
             describe_exit(returncode),
@@ -185,3 +176,6 @@ class PageRenderer:
                 how=describe_exit(returncode),
             )
         )
+
+
+_waiting = WaitingChild(text=False)

@@ -6,11 +6,12 @@ this file as a script (`ingest/loaders/pdfium_process.py`) and reads what it pri
 crash kills only the child, and the source fails saying so.
 
 It imports nothing but the standard library and pypdfium2 (no Django): a child starts in
-~0.1 s. It prints JSON, one object a line: first the document's page count, outline and
-page labels and metadata title (or why it cannot be opened), then each page's text in page
-order.
+~0.1 s, and can be started before there is a file for it (waiting_child.py): it reads what
+to read as one JSON line on its input ({"path", "max_pages", "text"}). It prints JSON, one
+object a line: first the document's page count, outline and page labels and metadata title
+(or why it cannot be opened), then each page's text in page order (with "text" true).
 
-    python -I pdfium_text.py FILE MAX_PAGES [--no-text]
+    python -I pdfium_text.py   (then {"path": FILE, "max_pages": N, "text": true} on its input)
 """
 
 from __future__ import annotations
@@ -79,8 +80,12 @@ def _page_text(document: pdfium.PdfDocument, index: int) -> dict[str, str]:
         return {"text": "", "error": str(exc)}
 
 
-def main(arguments: list[str]) -> None:
-    path, max_pages, with_text = arguments[0], int(arguments[1]), "--no-text" not in arguments
+def main() -> None:
+    first = sys.stdin.readline()
+    if not first:
+        return  # a waiting reader that was never given a file
+    asked = json.loads(first)
+    path, max_pages, with_text = asked["path"], int(asked["max_pages"]), bool(asked["text"])
     try:
         document = pdfium.PdfDocument(path)
     except pdfium.PdfiumError as exc:
@@ -113,4 +118,4 @@ def main(arguments: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import time
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import transaction
@@ -20,6 +21,9 @@ from library.vector_indexes import ensure_model_indexes_quietly
 from providers import embeddings
 from providers.errors import ProviderError
 from retrieval import windows
+
+if TYPE_CHECKING:
+    from ingest.services.early_vectors import EarlyVectors
 
 logger = logging.getLogger(__name__)
 
@@ -41,10 +45,20 @@ MAX_EMBED_CHUNKS = 512
 _batch_sizes: dict[str, int] = {}
 
 
-def embed_pending(source: Source, *, until: float | None, at_least_one: bool = True) -> bool:
+def embed_pending(
+    source: Source,
+    *,
+    until: float | None,
+    at_least_one: bool = True,
+    early: EarlyVectors | None = None,
+) -> bool:
     """Embed the source's chunks that have no vector yet, a batch per transaction, until
     none is left (True), or (with `until`, a time.monotonic()) until the next batch would
-    end after `until` or another ingest job is waiting (False): the job yields."""
+    end after `until` or another ingest job is waiting (False): the job yields.
+
+    With `early` (the job that read the source), the first batches are the chunks whose
+    vectors were asked for while they were written, as many as have answered each time;
+    they are written before the job yields, as they were paid for and wait on no model."""
     embedded_here = not at_least_one
     last_batch_seconds = 0.0
     source.report_progress(
@@ -61,7 +75,7 @@ def embed_pending(source: Source, *, until: float | None, at_least_one: bool = T
         pending = list(
             Chunk.objects.filter(source=source, embedding__isnull=True)
             .order_by("ordinal")
-            .values_list("pk", "text")[:size]
+            .values_list("pk", "text")[: size if early is None else MAX_EMBED_CHUNKS]
         )
         if not pending:
             Source.objects.filter(pk=source.pk).update(
@@ -75,27 +89,45 @@ def embed_pending(source: Source, *, until: float | None, at_least_one: bool = T
             source.stage, source.error, source.error_i18n = Source.Stage.NONE, "", None
             source.progress_done = source.progress_total = source.chunk_count
             return True
+        in_hand = early.in_hand([text for _, text in pending]) if early is not None else 0
+        if not in_hand:
+            early = None  # the chunks after those asked for early are asked for as they come
+        pending = pending[: in_hand or size]
+        ids, texts = [pk for pk, _ in pending], [text for _, text in pending]
         if (
-            until is not None
+            not in_hand
+            and until is not None
             and embedded_here
             and (time.monotonic() + last_batch_seconds > until or _others_waiting())
         ):
             return False
         batch_started = time.monotonic()
-        _embed_batch(source, [pk for pk, _ in pending], [text for _, text in pending])
-        last_batch_seconds = time.monotonic() - batch_started
-        if last_batch_seconds < FAST_BATCH_SECONDS and len(pending) == size:
-            size = min(size * 2, MAX_EMBED_CHUNKS)
-        elif last_batch_seconds > SLOW_BATCH_SECONDS:
-            # As many chunks as would have taken SLOW_BATCH_SECONDS at this batch's pace.
-            size = max(1, min(size, int(len(pending) * SLOW_BATCH_SECONDS / last_batch_seconds)))
-        _batch_sizes[model] = size
+        _embed_batch(source, ids, texts, early=early)
+        # A batch of early vectors says nothing of the model's pace.
+        if not in_hand:
+            last_batch_seconds = time.monotonic() - batch_started
+            if last_batch_seconds < FAST_BATCH_SECONDS and len(pending) == size:
+                size = min(size * 2, MAX_EMBED_CHUNKS)
+            elif last_batch_seconds > SLOW_BATCH_SECONDS:
+                # As many chunks as would have taken SLOW_BATCH_SECONDS at this batch's pace.
+                size = max(
+                    1, min(size, int(len(pending) * SLOW_BATCH_SECONDS / last_batch_seconds))
+                )
+            _batch_sizes[model] = size
         embedded_here = True
         source.report_progress(
             stage=Source.Stage.EMBEDDING,
             done=_embedded(source),
             total=source.chunk_count,
         )
+
+
+def embeds_after_reading(*, chunk_count: int, until: float | None) -> bool:
+    """Whether the job that has just read a source of `chunk_count` chunks will go on to
+    embed them (as embed_pending decides), rather than hand the embedding on at once."""
+    if until is None or chunk_count <= settings.INGEST_EMBED_CHUNKS:
+        return True
+    return time.monotonic() < until and not _others_waiting()
 
 
 def forget_batch_sizes() -> None:
@@ -118,7 +150,9 @@ def _embedded(source: Source) -> int:
 Vectors = tuple[list[list[float]], list[list[list[float]]]]
 
 
-def _embed_batch(source: Source, ids: list[int], texts: list[str]) -> None:
+def _embed_batch(
+    source: Source, ids: list[int], texts: list[str], *, early: EarlyVectors | None = None
+) -> None:
     """Embed these chunks by the active model (and by the next one, during a switch) and
     write their vectors in one transaction.
 
@@ -126,6 +160,8 @@ def _embed_batch(source: Source, ids: list[int], texts: list[str]) -> None:
     the active one's serve now, the next one's at the switch. A switch that ends while the
     batch is embedded leaves its vectors of no use: the batch is embedded again, by the
     model that is active now.
+
+    With `early`, the vectors asked for early (early_vectors.py) serve where they can.
     """
     written = False
     while not written:
@@ -133,7 +169,13 @@ def _embed_batch(source: Source, ids: list[int], texts: list[str]) -> None:
         # The calls' usage rows are written together, in one commit instead of one per
         # request.
         with deferred_usage():
-            vectors = windows.embed_with_windows(texts, model=model, user=source.owner)
+            taken = early.take(texts, model=model) if early is not None else None
+            vectors: Vectors = (
+                (taken, [[] for _ in texts])
+                if taken is not None
+                else windows.embed_with_windows(texts, model=model, user=source.owner)
+            )
+        early = None  # a second round embeds by the model active then
         next_vectors = _by_next_model(source, texts, target)
         written = _write_vectors(
             ids, vectors, model=model, target=target, next_vectors=next_vectors

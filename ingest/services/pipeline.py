@@ -12,11 +12,12 @@ from django.db import transaction
 
 from billing.services import credit_spent_text, has_credit, usage_for
 from ingest import chunk_rows
-from ingest.chunker import chunk_passages
+from ingest.chunker import ChunkDraft, chunk_passages
 from ingest.loaders import load_passages
 from ingest.passages import LoaderError, Passage
 from ingest.services.adding import link_and_queue
-from ingest.services.embedding import continue_later, embed_pending
+from ingest.services.early_vectors import EarlyVectors, asked_early
+from ingest.services.embedding import continue_later, embed_pending, embeds_after_reading
 from ingest.services.progress import page_reporter
 from ingest.services.web_pages import AlreadyInLibrary, fetch_and_load
 from ingest.summaries import summarize
@@ -78,11 +79,28 @@ def _process_source(
 
     def read_and_embed() -> None:
         nonlocal same_bytes
-        if not resuming:
-            same_bytes = _read(source)
-            if same_bytes is not None:
-                return
-        _embed(source, until=until, resuming=resuming)
+        if resuming:
+            _embed(source, until=until, resuming=True)
+            return
+        read = _read(source)
+        if isinstance(read, Source):
+            same_bytes = read
+            return
+        passages, page_count = read
+        drafts = _cut(passages)
+        # A remote model is asked for the vectors while the words are written (it answers
+        # meanwhile), by a job that will embed them; they are written after the words.
+        texts = [draft.text for draft in drafts]
+        with asked_early(
+            texts if embeds_after_reading(chunk_count=len(drafts), until=until) else [],
+            model=embedding_state.active(),
+            user=source.owner,
+        ) as early:
+            _write_chunks(source, drafts, page_count=page_count)
+            # Neither the summary nor the guide can fail the source.
+            _summarize(source, passages)
+            _write_guide(source)
+            _embed(source, until=until, resuming=False, early=early)
 
     run_background_work(
         source,
@@ -113,47 +131,58 @@ def _start(source_id: int) -> tuple[Source, bool]:
         return source, True
 
 
-def _embed(source: Source, *, until: float | None, resuming: bool) -> None:
+def _embed(
+    source: Source, *, until: float | None, resuming: bool, early: EarlyVectors | None = None
+) -> None:
     """Embed the source's chunks until none is left or `until` has come; then queue the
-    rest as a job of its own."""
+    rest as a job of its own. `early`: the vectors the job that read the source asked for
+    as it wrote the chunks."""
     # A job that only embeds does at least one batch, or slices would hand on the work
     # without doing any; the job that read the source has done its part, but finishes a
     # source that fits in one batch (handing that on would put it behind longer ones).
     at_least_one = resuming or source.chunk_count <= settings.INGEST_EMBED_CHUNKS
-    if not embed_pending(source, until=until, at_least_one=at_least_one):
+    if not embed_pending(source, until=until, at_least_one=at_least_one, early=early):
         continue_later(source)
 
 
-def _read(source: Source) -> Source | None:
-    """Read the source into chunks without vectors, searchable by their words at once, and
-    write its summary; the source is then ready, with its chunks still to embed.
+def _read(source: Source) -> tuple[list[Passage], int | None] | Source:
+    """The source's passages and page count; the source is not written yet.
 
     A web page whose bytes its owner has already (the PDF behind a link they uploaded too)
     is not read: the owner's source with those bytes is returned, for its notebooks to
     link instead."""
     if source.kind == Source.Kind.URL:
         try:
-            passages, page_count = fetch_and_load(source)
+            return fetch_and_load(source)
         except AlreadyInLibrary as same:
             return same.existing
-    else:
-        with local_copy(source.file) as path:
-            passages, page_count, reader, title = load_passages(
-                source.kind,
-                path,
-                pdf_capture=source.pdf_capture,
-                user=source.owner,
-                on_progress=page_reporter(source),
-            )
-        assign(source, "reader", reader)
-        # The PDF's own title over its file name; a title a person gave stays.
-        if title and source.title == Path(source.filename).stem:
-            source.title = title[:500]
+    with local_copy(source.file) as path:
+        passages, page_count, reader, title = load_passages(
+            source.kind,
+            path,
+            pdf_capture=source.pdf_capture,
+            user=source.owner,
+            on_progress=page_reporter(source),
+        )
+    assign(source, "reader", reader)
+    # The PDF's own title over its file name; a title a person gave stays.
+    if title and source.title == Path(source.filename).stem:
+        source.title = title[:500]
+    return passages, page_count
+
+
+def _cut(passages: list[Passage]) -> list[ChunkDraft]:
     drafts = chunk_passages(
         passages, window=settings.CHUNK_TOKENS, overlap=settings.CHUNK_OVERLAP_TOKENS
     )
     if not drafts:
         raise LoaderError(Text("The source contains no words to index."))
+    return drafts
+
+
+def _write_chunks(source: Source, drafts: list[ChunkDraft], *, page_count: int | None) -> None:
+    """Write the chunks without vectors, searchable by their words at once: the source is
+    then ready, with its summary and its vectors to come."""
     model = embedding_state.active()
     with transaction.atomic():
         # The model whose vectors these chunks will get; the switch (retrieval/reembed.py)
@@ -177,10 +206,6 @@ def _read(source: Source) -> Source | None:
         source.progress_done = 0
         source.progress_total = len(drafts)
         source.save()
-    # Neither the summary nor the guide can fail the source.
-    _summarize(source, passages)
-    _write_guide(source)
-    return None
 
 
 def _summarize(source: Source, passages: list[Passage]) -> None:

@@ -1,7 +1,10 @@
 """A source's chunks and vectors written as arrays in one statement each (ingest/chunk_rows.py)."""
 
+from random import Random
+
 import pytest
 from django.contrib.postgres.search import SearchVector
+from django.db import connection
 
 from ingest.chunk_rows import insert_chunks, write_vectors
 from ingest.chunker import ChunkDraft
@@ -101,3 +104,22 @@ def test_a_vector_keeps_its_floats_exactly(source):
     assert [float(value) for value in chunk.embedding] == [
         pytest.approx(value, rel=1e-6, abs=1e-12) for value in vector
     ]
+
+
+@pytest.mark.django_db
+def test_vectors_sent_in_binary_are_stored_as_their_text_form_would_be(source):
+    insert_chunks(source_id=source.pk, drafts=DRAFTS, embedding_model="m", search_config="simple")
+    ids = list(Chunk.objects.filter(source=source).order_by("ordinal").values_list("pk", flat=True))
+    # Doubles a model's JSON gives (not float32 values), a mean of window vectors among them.
+    random = Random(7)
+    vectors = [[random.uniform(-1, 1) for _ in range(384)] for _ in ids]
+
+    write_vectors(ids=ids, vectors=vectors, model="m")
+
+    with connection.cursor() as cursor:
+        for pk, vector in zip(ids, vectors, strict=True):
+            text = "[" + ",".join(map(repr, vector)) + "]"
+            cursor.execute(
+                "SELECT embedding = %s::vector FROM library_chunk WHERE id = %s", [text, pk]
+            )
+            assert cursor.fetchone() == (True,)

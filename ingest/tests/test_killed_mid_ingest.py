@@ -45,6 +45,8 @@ def test_a_worker_killed_while_embedding_leaves_whole_chunks_searchable_by_words
         "EMBEDDING_MODEL": "fake-embed",
         "EMBEDDING_BATCH_SIZE": "2",
         "INGEST_EMBED_CHUNKS": "2",
+        # One request at a time, so that the second one sent is the second batch's.
+        "EMBEDDING_CONCURRENT_REQUESTS": "1",
         "OPENAI_TIMEOUT_SECONDS": "120",
         "OPENAI_MAX_RETRIES": "0",
         "MEDIA_ROOT_OVERRIDE": str(settings.MEDIA_ROOT),

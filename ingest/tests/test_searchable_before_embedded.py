@@ -38,6 +38,13 @@ def add(notebook, content: bytes, name: str) -> Source:
     return add_source(owner=notebook.owner, notebook=notebook, upload=upload).source
 
 
+def read_then_embed(source: Source) -> None:
+    """Read by a job with no time to spare, then embedded by the job it hands on: every
+    batch asks the model (the reading job asks for none early)."""
+    process_source(source_id=source.pk, slice_seconds=0)
+    process_source(source_id=source.pk)
+
+
 def test_a_source_read_but_not_yet_embedded_is_found_by_its_words(
     fake_openai, notebook, longer_than_a_batch
 ):
@@ -154,7 +161,7 @@ def test_a_batch_that_takes_long_makes_the_next_smaller(
     monkeypatch.setattr(embedding, "SLOW_BATCH_SECONDS", -1.0)
     long = add(notebook, words("long", 400), "long.txt")
 
-    process_source(source_id=long.pk)
+    read_then_embed(long)
 
     sizes = [len(request.body["input"]) for request in fake_openai.embedding_requests]
     assert sizes == [8] + [1] * 12
@@ -168,14 +175,14 @@ def test_the_next_job_starts_with_the_batch_size_the_last_one_reached(
     monkeypatch.setattr(embedding, "FAST_BATCH_SECONDS", -1.0)
     monkeypatch.setattr(embedding, "SLOW_BATCH_SECONDS", -1.0)
     first = add(notebook, words("first", 300), "first.txt")
-    process_source(source_id=first.pk)  # 8 chunks, then one at a time
+    read_then_embed(first)  # 8 chunks, then one at a time
     before = len(fake_openai.embedding_requests)
-    second = add(notebook, words("second", 60), "second.txt")
+    second = add(notebook, words("second", 200), "second.txt")
 
-    process_source(source_id=second.pk)
+    read_then_embed(second)
 
     sizes = [len(request.body["input"]) for request in fake_openai.embedding_requests[before:]]
-    assert sizes == [1, 1, 1]
+    assert sizes == [1] * 10
 
 
 def test_a_batch_that_was_not_full_does_not_grow_the_next(
@@ -185,11 +192,11 @@ def test_a_batch_that_was_not_full_does_not_grow_the_next(
     settings.INGEST_EMBED_CHUNKS, settings.EMBEDDING_BATCH_SIZE = 8, 64
     monkeypatch.setattr(embedding, "FAST_BATCH_SECONDS", 1000.0)  # every batch counts as fast
     small = add(notebook, OTTERS, "otters.txt")
-    process_source(source_id=small.pk)  # one chunk: fast, but says nothing of eight
+    read_then_embed(small)  # one chunk: fast, but says nothing of eight
     before = len(fake_openai.embedding_requests)
     long = add(notebook, words("long", 400), "long.txt")
 
-    process_source(source_id=long.pk)
+    read_then_embed(long)
 
     sizes = [len(request.body["input"]) for request in fake_openai.embedding_requests[before:]]
     assert sizes == [8, 12]

@@ -39,10 +39,16 @@ def test_a_worker_killed_mid_ingest_is_recovered_by_the_stalled_job_retry(
     added = add_source(
         owner=notebook.owner, notebook=notebook, upload=ContentFile(words.encode(), name="a.txt")
     )
-    # The first embedding request is answered, the second hangs until the worker is killed.
+    # The first embedding request is answered, the second hangs until the worker is killed
+    # (one request at a time, so that the second one sent is the second batch's).
     fake_openai.slow_seconds = 60
     fake_openai.fail_next("slow", endpoint="embeddings", skip=1)
-    worker = start_worker(EMBEDDING_BATCH_SIZE="2", INGEST_EMBED_CHUNKS="2", OPENAI_MAX_RETRIES="0")
+    worker = start_worker(
+        EMBEDDING_BATCH_SIZE="2",
+        INGEST_EMBED_CHUNKS="2",
+        OPENAI_MAX_RETRIES="0",
+        EMBEDDING_CONCURRENT_REQUESTS="1",
+    )
     try:
         wait_until(
             lambda: Source.objects.get(pk=added.source.pk).progress_done >= 2,

@@ -188,18 +188,24 @@ def test_a_source_embedded_by_the_old_model_while_the_switch_commits_is_embedded
     indexed, notebook, add_ready_source, monkeypatch
 ):
     start_reembed(model=embeddings.configured_model())
-    embed_texts = embeddings.embed_texts
+    embed_texts, remote_vectors = embeddings.embed_texts, embeddings.remote_vectors
     calls = []
+
+    def asked_early(texts, *, model):
+        # The old model's vectors, asked for while the chunks are written (a thread).
+        calls.append(model.name)
+        return remote_vectors(texts, model=model)
 
     def embed_then_switch(texts, *, user, on_progress=None, model=None):
         calls.append(model.name)
         vectors = embed_texts(texts, user=user, on_progress=on_progress, model=model)
-        if len(calls) == 1:
+        if len(calls) == 2:
             monkeypatch.setattr(embeddings, "embed_texts", embed_texts)
-            run_reembed()  # commits before the source writes its chunks
+            run_reembed()  # commits before the source writes its vectors
             monkeypatch.setattr(embeddings, "embed_texts", embed_then_switch)
         return vectors
 
+    monkeypatch.setattr(embeddings, "remote_vectors", asked_early)
     monkeypatch.setattr(embeddings, "embed_texts", embed_then_switch)
     source = add_ready_source(notebook, b"Bitterns boom in the reeds at dawn.", "b.txt")
 
