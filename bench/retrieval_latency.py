@@ -249,6 +249,28 @@ def overlap(truth: list[int], found: list[int]) -> float:
     return len(set(truth) & set(found)) / max(1, len(truth))
 
 
+def chosen_path(size: int, dims: int) -> str:
+    """The path the size rules of retrieval/search.py take for the set's notebook: "exact",
+    "hnsw", or "hnsw dense" (the vectors through the index, the full text exact)."""
+    from django.conf import settings
+    from django.db import connection
+
+    from library.vector_indexes import index_name
+    from retrieval import search
+
+    if size > settings.RETRIEVAL_EXACT_MAX_CHUNKS:
+        return "hnsw"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT reltuples FROM pg_class WHERE oid = to_regclass(%s)",
+            [index_name(model=model_name(size, dims), dimensions=dims)],
+        )
+        row = cursor.fetchone()
+    rows = row[0] if row and row[0] > 0 else float("inf")
+    indexed = size >= search.INDEX_MIN_CHUNKS and size >= search.INDEX_MIN_SHARE * rows
+    return "hnsw dense" if indexed else "exact"
+
+
 def measure(
     size: int, dims: int, queries: int, *, embed: bool, ef_searches: list[int]
 ) -> dict[str, Any]:
@@ -268,10 +290,13 @@ def measure(
     asked = [questions[int(i)] for i in rng.integers(0, len(questions), queries)]
     # The settings' own rule last: the path the product takes for this notebook's size.
     paths = {"exact": 10**12, "hnsw": -1, "chosen": settings.RETRIEVAL_EXACT_MAX_CHUNKS}
+    # The exact path forced: no notebook's share of the index sends its dense side to HNSW.
+    index_min_chunks = search.INDEX_MIN_CHUNKS
     settings.RETRIEVAL_HNSW_EF_SEARCH, sweep = ef_searches[0], ef_searches[1:]
 
     def run(path: str, notebook: Notebook, vector: list[float], question: str) -> tuple:
         settings.RETRIEVAL_EXACT_MAX_CHUNKS = paths[path]
+        search.INDEX_MIN_CHUNKS = paths["exact"] if path == "exact" else index_min_chunks
         dense_s, hits = timed(
             search_notebook, notebook=notebook, query_vector=vector, model=model, k=K
         )
@@ -339,7 +364,7 @@ def measure(
     result["hybrid_recall@8"] = round(statistics.mean(recalls["hnsw_hybrid"]), 3)
     result["hnsw_short_results"] = short
     result["chosen"] = {
-        "path": "exact" if size <= settings.RETRIEVAL_EXACT_MAX_CHUNKS else "hnsw",
+        "path": chosen_path(size, dims),
         "hybrid": result["chosen_hybrid"],
         "dense": result["chosen_dense"],
         "recall@8": round(statistics.mean(recalls["chosen"]), 3),

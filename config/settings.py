@@ -291,7 +291,8 @@ if RETRIEVAL_MODE not in {"dense", "hybrid"}:
 # the floor; uploads come first (DESIGN.md Retrieval).
 RETRIEVAL_GENERATED_SLOTS = env_int("RETRIEVAL_GENERATED_SLOTS", 2, minimum=0)
 # A notebook with more chunks than this is searched through the model's HNSW index, a
-# smaller one by an exact scan (measured: retrieval/search.py, bench/README.md).
+# smaller one by an exact scan, but for the vectors of one that holds enough of the index
+# (INDEX_MIN_CHUNKS and INDEX_MIN_SHARE in retrieval/search.py; measured: bench/README.md).
 RETRIEVAL_EXACT_MAX_CHUNKS = env_int("RETRIEVAL_EXACT_MAX_CHUNKS", 10_000, minimum=0)
 # Candidates HNSW keeps while it searches (pgvector's hnsw.ef_search): recall against time.
 RETRIEVAL_HNSW_EF_SEARCH = env_int("RETRIEVAL_HNSW_EF_SEARCH", 400, minimum=1)

@@ -140,7 +140,21 @@ def _params(
         "candidates": candidates,
         "generated_candidates": generated_candidates,
         "exact_max": settings.RETRIEVAL_EXACT_MAX_CHUNKS,
+        "index_min_chunks": INDEX_MIN_CHUNKS,
+        "index_min_share": INDEX_MIN_SHARE,
     }
+
+
+# A notebook of at most RETRIEVAL_EXACT_MAX_CHUNKS chunks still has its vectors ranked
+# through the model's HNSW index when it holds at least INDEX_MIN_CHUNKS chunks and at least
+# INDEX_MIN_SHARE of the index's rows (the statements' `dense_path`): there the index found
+# the same top 8 in a fraction of the exact scan's time; a smaller notebook, or a smaller
+# share of a large library, was as fast or faster exactly and lost neighbours through the
+# index (bench/README.md, note 3k). Its full-text side stays exact either way. A hybrid
+# search compared from the notebook's centre (the model's profile, `centred`) keeps the exact
+# scan up to RETRIEVAL_EXACT_MAX_CHUNKS: the index only knows distances from the origin.
+INDEX_MIN_CHUNKS = 4_000
+INDEX_MIN_SHARE = 0.03
 
 
 # The ranking statement's planner settings (hnsw.ef_search by the index's size among them).

@@ -19,20 +19,35 @@ scope AS MATERIALIZED (
       AND (%(chosen)s::bigint[] IS NULL OR s.id = ANY(%(chosen)s::bigint[]))
       AND {searchable_link}
 ),
--- A notebook of at most `exact_max` chunks is read whole and sorted: exact, and faster than
--- the index below it (the crossing is measured in bench/README.md, note 3). The one-time
--- filter on the notebook's size runs exactly one of the two branches. The plain `<=>` cannot
--- use the HNSW index, so the rows come through the (embedding_model, source) index.
+-- Which branch ranks the notebook's uploads by their vectors: the HNSW index above `exact_max`
+-- chunks, and from `index_min_chunks` up when the notebook holds at least `index_min_share`
+-- of the index's rows (pg_class's count; none yet: exact). Below that share the notebook
+-- filter makes the index wade through other notebooks' chunks, so a small notebook in a
+-- large library was slower through it and missed neighbours; above it the exact scan costs
+-- ~1 µs a chunk and the index a few ms whatever the size (bench/README.md, note 3k). Only
+-- the dense side: the full text keeps its size rule (`exact_max`).
+dense_path AS MATERIALIZED (
+    SELECT chunks > %(exact_max)s
+           OR (chunks >= %(index_min_chunks)s
+               AND chunks >= %(index_min_share)s * coalesce((
+                   SELECT reltuples FROM pg_class
+                   WHERE oid = to_regclass(%(hnsw_index)s) AND reltuples > 0), 'Infinity'))
+               AS indexed
+    FROM (SELECT coalesce(sum(chunk_count), 0) AS chunks FROM scope WHERE NOT capped) AS notebook
+),
+-- A notebook the index does not serve is read whole and sorted: exact. The one-time filter
+-- on `dense_path` runs exactly one of the two branches. The plain `<=>` cannot use the HNSW
+-- index, so the rows come through the (embedding_model, source) index.
 uploads_exact AS (
     SELECT c.id, c.embedding <=> %(vector)s::vector AS distance
     FROM library_chunk c
     WHERE c.source_id IN (SELECT id FROM scope WHERE NOT capped)
       AND c.embedding_model = %(model)s AND c.embedding IS NOT NULL
-      AND (SELECT coalesce(sum(chunk_count), 0) FROM scope WHERE NOT capped) <= %(exact_max)s
+      AND NOT (SELECT indexed FROM dense_path)
     ORDER BY distance, c.id
     LIMIT %(candidates)s
 ),
--- A larger notebook goes through the model's HNSW index: the cast and the filter on the model
+-- The others go through the model's HNSW index: the cast and the filter on the model
 -- are the index's expression and predicate (library/vector_indexes.py), without which the
 -- planner cannot use it. The iterative scan (set beside the statement) goes on until enough
 -- of the notebook's chunks pass the filter.
@@ -41,7 +56,7 @@ uploads_hnsw AS MATERIALIZED (
     FROM library_chunk c
     WHERE c.embedding_model = %(model)s
       AND c.source_id IN (SELECT id FROM scope WHERE NOT capped)
-      AND (SELECT coalesce(sum(chunk_count), 0) FROM scope WHERE NOT capped) > %(exact_max)s
+      AND (SELECT indexed FROM dense_path)
     ORDER BY c.embedding::{index_vector} <=> %(vector)s::{index_vector}
     LIMIT %(candidates)s
 ),

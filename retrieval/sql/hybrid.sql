@@ -21,9 +21,26 @@ scope AS MATERIALIZED (
       AND (%(chosen)s::bigint[] IS NULL OR s.id = ANY(%(chosen)s::bigint[]))
       AND {searchable_link}
 ),
+-- Which branch ranks the notebook's uploads by their vectors: the HNSW index above `exact_max`
+-- chunks, and from `index_min_chunks` up when the notebook holds at least `index_min_share`
+-- of the index's rows (pg_class's count; none yet: exact), unless it is compared from its
+-- centre (`centre`), which the index cannot do. Below that share the notebook
+-- filter makes the index wade through other notebooks' chunks, so a small notebook in a
+-- large library was slower through it and missed neighbours; above it the exact scan costs
+-- ~1 µs a chunk and the index a few ms whatever the size (bench/README.md, note 3k). Only
+-- the dense side: the full text keeps its size rule (`exact_max`).
+dense_path AS MATERIALIZED (
+    SELECT chunks > %(exact_max)s
+           OR (NOT %(centred)s AND chunks >= %(index_min_chunks)s
+               AND chunks >= %(index_min_share)s * coalesce((
+                   SELECT reltuples FROM pg_class
+                   WHERE oid = to_regclass(%(hnsw_index)s) AND reltuples > 0), 'Infinity'))
+               AS indexed
+    FROM (SELECT coalesce(sum(chunk_count), 0) AS chunks FROM scope WHERE NOT capped) AS notebook
+),
 -- The mean of the notebook's uploaded chunks' vectors, when `centred` (retrieval/profiles.py)
--- and the notebook is read whole: e5 puts every chunk of a collection close to every question
--- (0.8-0.9), in a direction that says little but "this collection"; compared from this centre
+-- and the notebook's vectors are read whole (`dense_path`): e5 puts every chunk of a
+-- collection close to every question (0.8-0.9), in a direction that says little but "this collection"; compared from this centre
 -- rather than from the origin, the question meets the passage that says what it asks rather
 -- than the passages close to everything (docs/retrieval.md). Otherwise, or with fewer than
 -- `centre_min_chunks` embedded (a few chunks are no collection, and a lone chunk is its own
@@ -40,8 +57,7 @@ centre AS MATERIALIZED (
         WHERE %(centred)s AND c.source_id IN (SELECT id FROM scope WHERE NOT capped)
           AND c.embedding_model = %(model)s AND c.embedding IS NOT NULL
           AND c.id %% stride.n = 0
-          AND (SELECT coalesce(sum(chunk_count), 0) FROM scope WHERE NOT capped)
-              <= %(exact_max)s
+          AND NOT (SELECT indexed FROM dense_path)
         HAVING count(*) >= %(centre_min_chunks)s),
         %(vector)s::vector - %(vector)s::vector) AS point
 ),
@@ -49,10 +65,9 @@ centre AS MATERIALIZED (
 centred_query AS MATERIALIZED (
     SELECT %(vector)s::vector - point AS vector FROM centre
 ),
--- A notebook of at most `exact_max` chunks is read whole and sorted: exact, and faster than
--- the index below it (the crossing is measured in bench/README.md, note 3). The one-time
--- filter on the notebook's size runs exactly one of the two branches. The plain `<=>` cannot
--- use the HNSW index, so the rows come through the (embedding_model, source) index.
+-- A notebook the index does not serve is read whole and sorted: exact. The one-time filter
+-- on `dense_path` runs exactly one of the two branches. The plain `<=>` cannot use the HNSW
+-- index, so the rows come through the (embedding_model, source) index.
 -- Ordered by the distance from the centre (`centre`); each row keeps its plain one too.
 uploads_exact AS (
     SELECT c.id, c.embedding <=> %(vector)s::vector AS distance,
@@ -61,11 +76,11 @@ uploads_exact AS (
     FROM library_chunk c
     WHERE c.source_id IN (SELECT id FROM scope WHERE NOT capped)
       AND c.embedding_model = %(model)s AND c.embedding IS NOT NULL
-      AND (SELECT coalesce(sum(chunk_count), 0) FROM scope WHERE NOT capped) <= %(exact_max)s
+      AND NOT (SELECT indexed FROM dense_path)
     ORDER BY centred_distance, c.id
     LIMIT %(candidates)s
 ),
--- A larger notebook goes through the model's HNSW index: the cast and the filter on the model
+-- The others go through the model's HNSW index: the cast and the filter on the model
 -- are the index's expression and predicate (library/vector_indexes.py), without which the
 -- planner cannot use it. The iterative scan (set beside the statement) goes on until enough
 -- of the notebook's chunks pass the filter.
@@ -74,7 +89,7 @@ uploads_hnsw AS MATERIALIZED (
     FROM library_chunk c
     WHERE c.embedding_model = %(model)s
       AND c.source_id IN (SELECT id FROM scope WHERE NOT capped)
-      AND (SELECT coalesce(sum(chunk_count), 0) FROM scope WHERE NOT capped) > %(exact_max)s
+      AND (SELECT indexed FROM dense_path)
     ORDER BY c.embedding::{index_vector} <=> %(vector)s::{index_vector}
     LIMIT %(candidates)s
 ),

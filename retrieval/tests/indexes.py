@@ -22,3 +22,11 @@ def plan_of_the_ranking_statement(search) -> str:
         cursor.execute(settings_query)
         cursor.execute("EXPLAIN (ANALYZE, COSTS OFF) " + ranking)
         return "\n".join(row[0] for row in cursor.fetchall())
+
+
+def cte_plan(plan: str, name: str) -> list[str]:
+    """The lines of the plan of one CTE of the statement."""
+    lines = plan.splitlines()
+    start = lines.index(f"  CTE {name}")
+    rest = [n for n, line in enumerate(lines[start + 1 :], start + 1) if line.startswith("  CTE ")]
+    return lines[start : rest[0] if rest else len(lines)]

@@ -22,7 +22,7 @@ from notebooks.models import Notebook, NotebookSource
 from providers import embeddings
 from retrieval.reembed import run_reembed, start_reembed
 from retrieval.search import search_notebook_hybrid
-from retrieval.tests.indexes import TEXT, plan_of_the_ranking_statement
+from retrieval.tests.indexes import TEXT, cte_plan, plan_of_the_ranking_statement
 
 _hashes = itertools.count(90_000)
 OURS, THEIRS = "ours-3", "theirs-3"
@@ -134,14 +134,6 @@ def full_text_scans(plan: str) -> dict[str, bool]:
             name = line.split("Bitmap Index Scan on ")[1].split()[0]
             scans[name] = scans.get(name, False) or "never executed" not in line
     return scans
-
-
-def cte_plan(plan: str, name: str) -> list[str]:
-    """The lines of the plan of one CTE of the statement."""
-    lines = plan.splitlines()
-    start = lines.index(f"  CTE {name}")
-    rest = [n for n, line in enumerate(lines[start + 1 :], start + 1) if line.startswith("  CTE ")]
-    return lines[start : rest[0] if rest else len(lines)]
 
 
 @pytest.mark.parametrize("large", [False, True])

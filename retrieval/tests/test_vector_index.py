@@ -22,7 +22,7 @@ from providers import embeddings
 from retrieval import search
 from retrieval.reembed import run_reembed, start_reembed
 from retrieval.search import search_notebook, search_notebook_hybrid
-from retrieval.tests.indexes import TEXT, plan_of_the_ranking_statement
+from retrieval.tests.indexes import TEXT, cte_plan, plan_of_the_ranking_statement
 
 MODEL = "bench-like-8"
 DIMS = 8
@@ -195,6 +195,67 @@ def test_a_large_notebook_is_searched_through_the_index_and_a_small_one_exactly(
     assert hnsw_scan_ran(plan_of_the_ranking_statement(search))
     settings.RETRIEVAL_EXACT_MAX_CHUNKS = 40
     assert not hnsw_scan_ran(plan_of_the_ranking_statement(search))
+
+
+@pytest.mark.parametrize("mode", ["dense", "hybrid"])
+def test_a_smaller_notebook_with_enough_of_the_index_has_its_vectors_ranked_through_it(
+    settings, monkeypatch, notebook, crowded, mode
+):
+    # Ours: 40 of the index's 1,540 rows (2.6 %), below RETRIEVAL_EXACT_MAX_CHUNKS.
+    settings.RETRIEVAL_EXACT_MAX_CHUNKS = 10**9
+    exact = exact_ranking(notebook, crowded, 8)
+
+    def ask():
+        if mode == "dense":
+            return search_notebook(notebook=notebook, query_vector=crowded, model=MODEL, k=8)
+        return search_notebook_hybrid(
+            notebook=notebook, question="herons", query_vector=crowded, model=MODEL, k=8
+        )
+
+    def through_the_index(min_chunks: int, min_share: float) -> bool:
+        monkeypatch.setattr(search, "INDEX_MIN_CHUNKS", min_chunks)
+        monkeypatch.setattr(search, "INDEX_MIN_SHARE", min_share)
+        plan = plan_of_the_ranking_statement(ask)
+        if mode == "hybrid":
+            # The full text keeps its own size rule: the notebook's own matches, exactly.
+            assert not any(
+                "Scan" in line and "never executed" not in line
+                for line in cte_plan(plan, "index_matches")
+            ), plan
+        return hnsw_scan_ran(plan)
+
+    assert through_the_index(40, 0.025)
+    if mode == "dense":
+        assert [hit.chunk.pk for hit in ask()] == exact
+    else:
+        assert len(ask()) == 8 and ours_only(ask())
+    assert not through_the_index(40, 0.027)  # a smaller share than asked for
+    assert not through_the_index(41, 0.025)  # fewer chunks than asked for
+
+
+def test_a_hybrid_search_from_the_notebooks_centre_keeps_the_exact_scan(
+    settings, monkeypatch, notebook, crowded
+):
+    # The index knows distances from the origin only: a model whose hybrid search compares
+    # from the notebook's centre (its profile) keeps reading its vectors whole up to
+    # RETRIEVAL_EXACT_MAX_CHUNKS, whatever its share of the index.
+    settings.RETRIEVAL_EXACT_MAX_CHUNKS = 10**9
+    monkeypatch.setattr(search, "INDEX_MIN_CHUNKS", 40)
+    monkeypatch.setattr(search, "INDEX_MIN_SHARE", 0.025)
+
+    def ask(centred: bool) -> list:
+        return search_notebook_hybrid(
+            notebook=notebook,
+            question="herons",
+            query_vector=crowded,
+            model=MODEL,
+            k=8,
+            fusion=search.Fusion(centred=centred),
+        )
+
+    assert hnsw_scan_ran(plan_of_the_ranking_statement(lambda: ask(False)))
+    assert not hnsw_scan_ran(plan_of_the_ranking_statement(lambda: ask(True)))
+    assert len(ask(True)) == 8 and ours_only(ask(True))
 
 
 @pytest.mark.parametrize("mode", ["dense", "hybrid"])
