@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -129,6 +130,11 @@ DATABASES = {
         env_str("DATABASE_URL"), DATA_DIR, env_str("DATABASE_SHARED_BUFFERS")
     )
 }
+# Only the statements that ask to be prepared are: the search's (retrieval/search.py), which
+# run on a plan made once per connection. Django's own queries bind on the client and never
+# are. (Django leaves preparing off for poolers such as PgBouncer in transaction mode, which
+# carry prepared statements only with max_prepared_statements set, PgBouncer 1.21 or later.)
+DATABASES["default"]["OPTIONS"]["prepare_threshold"] = sys.maxsize
 # Connections per process kept open in a pool (psycopg_pool, Django's "pool" option): a new
 # PostgreSQL connection costs ~5 ms and its first queries run on cold caches, on every
 # request (bench/README.md, streaming overhead). 0: a new connection per request.

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
+import psycopg
+import psycopg.sql
 from django.conf import settings
 from django.db import connection, models, transaction
 
@@ -42,25 +45,44 @@ LOADED_COLUMNS = ", ".join(
     [f'lc."{f.column}"' for f in _CHUNK_FIELDS] + [f'ls."{f.column}"' for f in _SOURCE_FIELDS]
 )
 
-# The statements, each whole in its file. Their {placeholders} are what a parameter cannot
-# be: the type the HNSW index was built on, the columns that load the hits, and the access
-# rule (sharing/access.py's, one copy for every statement that needs it).
+# The statements, each whole in its file. Their {placeholders} are written into the text:
+# what a parameter cannot be (the type the HNSW index was built on, the columns that load the
+# hits, the access rule: sharing/access.py's, one copy for every statement that needs it) and
+# what is the same for every search of a model under the same settings (the model, the
+# limits, the fusion's weights). The question's own values are bound as parameters, so one
+# prepared statement serves every question (`_run`).
 _SQL = Path(__file__).resolve().parent / "sql"
 DENSE_SQL = (_SQL / "dense.sql").read_text()
 HYBRID_SQL = (_SQL / "hybrid.sql").read_text()
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
 
-def render(sql: str, *, dimensions: int) -> str:
-    """The statement as run for vectors of `dimensions` (the model's, the query's length):
-    the HNSW branch casts to the type its index was built on (library/vector_indexes.py)."""
+def render(sql: str, *, dimensions: int, constants: Mapping[str, Any]) -> str:
+    """The statement as run for vectors of `dimensions` (the model's, the query's length),
+    with `constants` written in as SQL literals: the HNSW branch casts to the type its index
+    was built on (library/vector_indexes.py)."""
     kind = indexed_type(dimensions) or "vector"  # none: the branch scans exactly
     values = {
         "index_vector": f"{kind}({dimensions})",
         "loaded_columns": LOADED_COLUMNS,
         "searchable_link": searchable_link_sql(link="ns", source="s"),
+        **{name: sql_literal(value) for name, value in constants.items()},
     }
     return _PLACEHOLDER.sub(lambda match: values[match.group(1)], sql)
+
+
+def sql_literal(value: Any) -> str:
+    """`value` as SQL text, quoted by psycopg; a float typed float8 (bare, 0.1 is numeric)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"a search setting is not a finite number: {value!r}")
+    text = psycopg.sql.quote(list(value) if isinstance(value, tuple) else value)
+    return f"{text}::float8" if isinstance(value, float) else text
+
+
+@lru_cache(maxsize=64)
+def _rendered(sql: str, dimensions: int, constants: tuple[tuple[str, Any], ...]) -> str:
+    """`render`'s statement, kept: the same few statements are written for every search."""
+    return render(sql, dimensions=dimensions, constants=dict(constants))
 
 
 def search_notebook(
@@ -85,17 +107,13 @@ def search_notebook(
     params = _params(
         notebook=notebook,
         query_vector=query_vector,
-        model=model,
-        k=k,
         floor=floor,
         source_id=source_id,
         sources=sources,
         reader=reader,
-        candidates=k,
-        generated_candidates=min(k, settings.RETRIEVAL_GENERATED_SLOTS),
     )
-    dimensions = len(query_vector)
-    return _run(render(DENSE_SQL, dimensions=dimensions), params, dimensions=dimensions)
+    constants = dense_constants(model=model, dimensions=len(query_vector), k=k)
+    return _run(DENSE_SQL, params, dimensions=len(query_vector), constants=constants)
 
 
 def vector_literal(values: Sequence[float]) -> str:
@@ -113,15 +131,12 @@ def _params(
     *,
     notebook: Notebook,
     query_vector: list[float],
-    model: str,
-    k: int,
     floor: float | None,
     source_id: int | None,
     sources: Sequence[int] | None,
     reader: int | None,
-    candidates: int,
-    generated_candidates: int,
 ) -> dict[str, Any]:
+    """The question's own values, bound as the statement's parameters."""
     return {
         "notebook": notebook.pk,
         # Whose search it is: only the chunks they may read are ranked (sharing/access.py);
@@ -129,12 +144,22 @@ def _params(
         "reader": notebook.owner_id if reader is None else reader,
         "source": source_id,  # None: all the notebook's sources
         "chosen": None if sources is None else [int(pk) for pk in sources],  # None: all
-        "ready": Source.Status.READY.value,
-        "capped_kinds": list(CAPPED_KINDS),
-        "model": model,
         "vector": vector_literal(query_vector),
         # Cosine similarity is never below -1, so -2 lets everything through.
         "floor": -2.0 if floor is None else float(floor),
+    }
+
+
+def _constants(
+    *, model: str, dimensions: int, k: int, candidates: int, generated_candidates: int
+) -> dict[str, Any]:
+    """What every search of `model` under these settings shares, written into the statement
+    (`render`): the model itself, without which no plan made once could use its partial
+    indexes, and the limits and rules."""
+    return {
+        "model": model,
+        "ready": Source.Status.READY.value,
+        "capped_kinds": CAPPED_KINDS,
         "k": k,
         "slots": settings.RETRIEVAL_GENERATED_SLOTS,
         "candidates": candidates,
@@ -142,6 +167,7 @@ def _params(
         "exact_max": settings.RETRIEVAL_EXACT_MAX_CHUNKS,
         "index_min_chunks": INDEX_MIN_CHUNKS,
         "index_min_share": INDEX_MIN_SHARE,
+        "hnsw_index": index_name(model=model, dimensions=dimensions),
     }
 
 
@@ -167,34 +193,75 @@ SMALL_INDEX_ROWS = 120_000
 SMALL_INDEX_EF_SEARCH = 100
 
 
-def _run(sql: str, params: dict[str, Any], *, dimensions: int) -> list[Hit]:
-    """Run one ranking statement (rows of chunk id and similarity) and load the chunks."""
-    params = {
-        **params,
-        "hnsw_index": index_name(model=params["model"], dimensions=dimensions),
-        "ef_search": settings.RETRIEVAL_HNSW_EF_SEARCH,
-        "small_index": SMALL_INDEX_ROWS,
-        "small_index_ef_search": SMALL_INDEX_EF_SEARCH,
-    }
-    if connection.in_atomic_block:
-        # In the caller's transaction: the settings must end with the search, not with that
-        # transaction, so they go in a savepoint that is rolled back (the statement only
-        # reads), which restores them; a commit would leave enable_sort off after it.
-        with transaction.atomic(), connection.cursor() as cursor:
-            cursor.execute(SEARCH_SETTINGS_SQL, params)
-            cursor.execute(sql, params)
+def _run(
+    sql: str, params: dict[str, Any], *, dimensions: int, constants: dict[str, Any]
+) -> list[Hit]:
+    """Run one ranking statement (rows of chunk id and similarity) and load the chunks.
+
+    The statement and its planner settings are prepared statements of the connection: the
+    first search of a model on a connection plans them, every later one binds its values to
+    the plan already made (the settings ask for that plan, `plan_cache_mode`), which holds
+    every branch (exact or HNSW, whole or bounded full text) for the notebook's size to pick
+    from as it runs. Planned again for every question, the planning cost more than the search
+    itself in a notebook of a thousand chunks (bench/README.md, note 3l).
+    """
+    settings_sql = _rendered(
+        SEARCH_SETTINGS_SQL,
+        dimensions,
+        (
+            ("hnsw_index", constants["hnsw_index"]),
+            ("ef_search", settings.RETRIEVAL_HNSW_EF_SEARCH),
+            ("small_index", SMALL_INDEX_ROWS),
+            ("small_index_ef_search", SMALL_INDEX_EF_SEARCH),
+        ),
+    )
+    statement = _rendered(sql, dimensions, tuple(constants.items()))
+    with _prepared_cursor() as planner, _prepared_cursor() as cursor:
+        if connection.in_atomic_block:
+            # In the caller's transaction: the settings must end with the search, not with
+            # that transaction, so they go in a savepoint that is rolled back (the statement
+            # only reads), which restores them; a commit would leave enable_sort off after it.
+            with transaction.atomic():
+                planner.execute(settings_sql)
+                cursor.execute(statement, params)
+                ranked = cursor.fetchall()
+                transaction.set_rollback(True)
+        else:
+            # Not in a transaction (a request answering a question): both statements go in
+            # one pipeline, which PostgreSQL runs as one implicit transaction (its end, the
+            # pipeline's sync, ends the settings); one round trip instead of four (BEGIN,
+            # settings, statement, ROLLBACK), on the way to every answer's first token.
+            with connection.wrap_database_errors, connection.connection.pipeline():
+                planner.execute(settings_sql)
+                cursor.execute(statement, params)
             ranked = cursor.fetchall()
-            transaction.set_rollback(True)
-    else:
-        # Not in a transaction (a request answering a question): both statements go in one
-        # message, which PostgreSQL runs as one implicit transaction, so the settings end
-        # with it; one round trip instead of four (BEGIN, settings, statement, ROLLBACK),
-        # on the way to every answer's first token (bench/README.md, streaming overhead).
-        with connection.cursor() as cursor:
-            cursor.execute(SEARCH_SETTINGS_SQL + ";\n" + sql, params)
-            cursor.nextset()
-            ranked = cursor.fetchall()
-    return [_hit(row) for row in ranked]
+    return _hits(ranked)
+
+
+class _PreparingCursor(psycopg.Cursor):
+    """A cursor that binds its parameters on the server and prepares what it runs: Django's
+    own cursors bind on the client, which cannot prepare."""
+
+    def execute(
+        self,
+        query: Any,
+        params: Any = None,
+        *,
+        prepare: bool | None = None,
+        binary: bool | None = None,
+    ) -> _PreparingCursor:
+        super().execute(query, params, prepare=True if prepare is None else prepare, binary=binary)
+        return self
+
+
+def _prepared_cursor() -> Any:
+    """A preparing cursor on Django's connection (so inside its transaction), wrapped as
+    Django wraps its own, so that its execute wrappers and its exceptions apply. Not its
+    DEBUG query log: psycopg keeps no statement text for a prepared statement's run, which
+    that log would show as None."""
+    connection.ensure_connection()
+    # (django-stubs type the argument as Django's own wrapper; any DB-API cursor is taken.)
+    return connection.make_cursor(cast(Any, _PreparingCursor(connection.connection)))
 
 
 @cache
@@ -219,11 +286,21 @@ def _loader(model: type[models.Model], fields: tuple[models.Field, ...]) -> Call
     return load
 
 
-def _hit(row: tuple) -> Hit:
-    _, similarity, *values = row
-    chunk = _loader(Chunk, _CHUNK_FIELDS)(values[: len(_CHUNK_FIELDS)])
-    chunk.source = _loader(Source, _SOURCE_FIELDS)(values[len(_CHUNK_FIELDS) :])
-    return Hit(chunk=chunk, similarity=float(similarity))
+def _hits(rows: Sequence[tuple]) -> list[Hit]:
+    """The hits of the ranking statement's rows (id, similarity, the chunk's and its source's
+    columns). The hits of one source share one instance of it, as prefetch_related would
+    share it: a Source made for every hit was most of the time spent loading them."""
+    load_chunk = _loader(Chunk, _CHUNK_FIELDS)
+    load_source = _loader(Source, _SOURCE_FIELDS)
+    sources: dict[int, Source] = {}
+    hits = []
+    for _, similarity, *values in rows:
+        chunk = load_chunk(values[: len(_CHUNK_FIELDS)])
+        if (source := sources.get(chunk.source_id)) is None:
+            source = sources[chunk.source_id] = load_source(values[len(_CHUNK_FIELDS) :])
+        chunk.source = source
+        hits.append(Hit(chunk=chunk, similarity=float(similarity)))
+    return hits
 
 
 # A large notebook's full-text side matches on the question's rarest words expected in at
@@ -293,45 +370,62 @@ def search_notebook_hybrid(
     similarity, whichever side found it. The generated-slot rule is search_notebook's.
     """
     fusion = fusion or Fusion()
-    use_windows = windows.enabled_for(model) if fusion.windows is None else fusion.windows
     k = k or settings.RETRIEVAL_K
     params = _params(
         notebook=notebook,
         query_vector=query_vector,
-        model=model,
-        k=k,
         floor=floor,
         source_id=source_id,
         sources=sources,
         reader=reader,
-        candidates=fusion.candidates,
-        generated_candidates=fusion.candidates,
     )
-    params.update(
-        question=question,
-        windows=use_windows,
-        dense_weight=float(
+    params["question"] = question
+    constants = hybrid_constants(model=model, dimensions=len(query_vector), k=k, fusion=fusion)
+    return _run(HYBRID_SQL, params, dimensions=len(query_vector), constants=constants)
+
+
+def dense_constants(*, model: str, dimensions: int, k: int) -> dict[str, Any]:
+    """What the dense statement has written in for `model`'s searches of k hits."""
+    return _constants(
+        model=model,
+        dimensions=dimensions,
+        k=k,
+        candidates=k,
+        generated_candidates=min(k, settings.RETRIEVAL_GENERATED_SLOTS),
+    )
+
+
+def hybrid_constants(*, model: str, dimensions: int, k: int, fusion: Fusion) -> dict[str, Any]:
+    """What the hybrid statement has written in for `model`'s searches of k hits."""
+    use_windows = windows.enabled_for(model) if fusion.windows is None else fusion.windows
+    profile = profiles.profile(model)
+    return {
+        **_constants(
+            model=model,
+            dimensions=dimensions,
+            k=k,
+            candidates=fusion.candidates,
+            generated_candidates=fusion.candidates,
+        ),
+        "windows": use_windows,
+        "dense_weight": float(
             _dense_weight(model, use_windows=use_windows)
             if fusion.dense_weight is None
             else fusion.dense_weight
         ),
-        proximity_weight=float(fusion.proximity_weight),
-        proximity_window=int(fusion.proximity_window),
-        lexical_budget=settings.RETRIEVAL_LEXICAL_BUDGET,
-        lexical_cap=settings.RETRIEVAL_LEXICAL_CAP,
-        lexical_share=LEXICAL_SHARE,
-        lexical_most=LEXICAL_MOST,
-        centred=profiles.profile(model).centred if fusion.centred is None else fusion.centred,
-        centre_min_chunks=CENTRE_MIN_CHUNKS,
-        centre_sample=CENTRE_SAMPLE,
-        dense_places=int(
-            profiles.profile(model).dense_places
-            if fusion.dense_places is None
-            else fusion.dense_places
+        "proximity_weight": float(fusion.proximity_weight),
+        "proximity_window": int(fusion.proximity_window),
+        "lexical_budget": settings.RETRIEVAL_LEXICAL_BUDGET,
+        "lexical_cap": settings.RETRIEVAL_LEXICAL_CAP,
+        "lexical_share": LEXICAL_SHARE,
+        "lexical_most": LEXICAL_MOST,
+        "centred": profile.centred if fusion.centred is None else fusion.centred,
+        "centre_min_chunks": CENTRE_MIN_CHUNKS,
+        "centre_sample": CENTRE_SAMPLE,
+        "dense_places": int(
+            profile.dense_places if fusion.dense_places is None else fusion.dense_places
         ),
-    )
-    dimensions = len(query_vector)
-    return _run(render(HYBRID_SQL, dimensions=dimensions), params, dimensions=dimensions)
+    }
 
 
 def _dense_weight(model: str, *, use_windows: bool) -> float:

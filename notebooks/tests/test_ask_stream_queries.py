@@ -21,10 +21,11 @@ from notebooks.models import Message
 from notebooks.tests.streaming import parse, read_all
 
 # session, user, credit, rate limit, notebook, the sources the asker ticked, sources,
-# embedding model, the search (its settings and the ranking statement, which also loads the
-# hits' chunks, in one message), whether the hits cover the question (retrieval/coverage.py:
-# a question they do not cover gets its answer with no model call at all)
-BEFORE_THE_MODEL_CALL = 10
+# embedding model, the search (its settings, and the ranking statement, which also loads the
+# hits' chunks: two prepared statements in one round trip, a pipeline), whether the hits
+# cover the question (retrieval/coverage.py: a question they do not cover gets its answer
+# with no model call at all)
+BEFORE_THE_MODEL_CALL = 11
 # ... and the conversation asked in, and its history, but not the coverage: with a chat
 # model a follow-up is left to the model
 BEFORE_THE_MODEL_CALL_IN_A_CONVERSATION = BEFORE_THE_MODEL_CALL - 1 + 2

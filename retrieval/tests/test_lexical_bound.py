@@ -9,13 +9,13 @@ import json
 
 import pytest
 from django.contrib.postgres.search import SearchVector
-from django.db import connection, transaction
-from django.test.utils import CaptureQueriesContext
+from django.db import connection
 
 from library.models import Chunk, Source
 from notebooks.models import NotebookSource
 from retrieval import search as search_module
 from retrieval.search import search_notebook_hybrid
+from retrieval.tests.indexes import explain_as_run
 
 MODEL = "fake-embed"
 QUERY = [1.0, 0.0, 0.0]
@@ -71,15 +71,7 @@ def search(notebook, question: str, **options):
 
 def scored_by_the_lexical_side(notebook, question: str) -> int:
     """Run the search, then EXPLAIN ANALYZE its statement: how many chunks ts_rank scored."""
-    with CaptureQueriesContext(connection) as queries:
-        search(notebook, question)
-    ranking = next(q["sql"] for q in queries.captured_queries if "WITH" in q["sql"])
-    settings_query = next(q["sql"] for q in queries.captured_queries if "set_config" in q["sql"])
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(settings_query)
-        cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + ranking)
-        (plan,) = cursor.fetchone()
-        transaction.set_rollback(True)
+    (plan,) = explain_as_run(lambda: search(notebook, question), options="ANALYZE, FORMAT JSON")
     plan = plan if isinstance(plan, list) else json.loads(plan)
 
     def nodes(node):

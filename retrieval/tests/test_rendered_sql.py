@@ -25,15 +25,32 @@ VARIANTS = {
 VARIANTS["search_settings.sql"] = ("search_settings", 384)
 
 
+# The model the kept statements are written for: a name with a quote in it, to show it
+# written in as a quoted literal.
+MODEL = "example/o'model"
+
+
 def _render(name: str, dimensions: int) -> str:
     from retrieval import search
 
-    sql = {
-        "dense": search.DENSE_SQL,
-        "hybrid": search.HYBRID_SQL,
-        "search_settings": search.SEARCH_SETTINGS_SQL,
+    sql, constants = {
+        "dense": (
+            search.DENSE_SQL,
+            search.dense_constants(model=MODEL, dimensions=dimensions, k=8),
+        ),
+        "hybrid": (
+            search.HYBRID_SQL,
+            search.hybrid_constants(
+                model=MODEL, dimensions=dimensions, k=8, fusion=search.Fusion()
+            ),
+        ),
+        "search_settings": (
+            search.SEARCH_SETTINGS_SQL,
+            {"hnsw_index": "library_chunk_hnsw_384_x", "ef_search": 40}
+            | {"small_index": 120_000, "small_index_ef_search": 100},
+        ),
     }[name]
-    return search.render(sql, dimensions=dimensions)
+    return search.render(sql, dimensions=dimensions, constants=constants)
 
 
 def write() -> None:
@@ -59,7 +76,12 @@ def test_every_placeholder_is_filled(filename):
     rendered = _render(*VARIANTS[filename])
 
     assert "{" not in rendered.replace("'{", "")
-    assert "%(" in rendered  # the values stay parameters
+    if filename != "search_settings.sql":
+        assert "%(vector)s" in rendered  # the question's values stay parameters
+
+
+def test_the_model_is_written_in_quoted():
+    assert "c.embedding_model = 'example/o''model'" in _render("dense", 384)
 
 
 def test_the_hnsw_branch_casts_to_the_type_its_index_was_built_on():

@@ -2,7 +2,6 @@ import itertools
 
 import pytest
 from django.db import connection
-from django.test.utils import CaptureQueriesContext
 
 from billing.models import Usage
 from library.models import Chunk, Source
@@ -155,8 +154,14 @@ def test_the_ranking_statement_loads_the_hits_with_their_sources(notebook, mode)
     add_chunk(source, [0.0, 1.0, 0.0], text="Trains run on time.")
 
     # The search's settings and its statement, which reads the chunks and their sources too
-    # (in a test's transaction inside a savepoint; outside one, both go in one message).
-    with CaptureQueriesContext(connection) as queries:
+    # (in a test's transaction inside a savepoint; outside one, both go in one pipeline).
+    sent: list[str] = []
+
+    def keep(execute, sql, params, many, context):
+        sent.append(sql)
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(keep):
         if mode == "dense":
             hits = search_notebook(notebook=notebook, query_vector=QUERY, model=MODEL)
         else:
@@ -177,10 +182,69 @@ def test_the_ranking_statement_loads_the_hits_with_their_sources(notebook, mode)
         assert first.source.file.name == "sources/herons.txt"
         assert first.source.created_at.tzinfo is not None
 
-    run = [
-        q["sql"] for q in queries if not q["sql"].startswith(("SAVEPOINT", "RELEASE", "ROLLBACK"))
-    ]
+    run = [sql for sql in sent if not sql.startswith(("SAVEPOINT", "RELEASE", "ROLLBACK"))]
     assert len(run) == 2 and "SELECT set_config" in run[0], run
     assert [hit.chunk.pk for hit in hits] == [c.pk for c in source.chunks.order_by("ordinal")]
     # The vectors were left out; read, they load as Django's own deferred fields do.
     assert list(first.embedding) == pytest.approx([1.0, 0.2, 0.0])
+
+
+@pytest.mark.parametrize("mode", ["dense", "hybrid"])
+def test_a_model_name_with_quotes_is_written_into_the_statement_safely(notebook, mode):
+    # The model is part of the statement's text (retrieval/search.py, `render`), not a
+    # parameter: a name with a quote must search its own vectors and nothing else.
+    model = "o'brien/emb'; DROP TABLE library_chunk; --"
+    source = make_source(notebook, title="quoted")
+    add_chunk(source, QUERY, text="Herons by the pond.", model=model)
+    add_chunk(source, QUERY, text="The other model's chunk.", model=MODEL)
+
+    if mode == "dense":
+        hits = search_notebook(notebook=notebook, query_vector=QUERY, model=model)
+    else:
+        hits = search_notebook_hybrid(
+            notebook=notebook, question="herons", query_vector=QUERY, model=model
+        )
+
+    assert texts(hits) == ["Herons by the pond."]
+    assert Chunk.objects.count() == 2
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("mode", ["dense", "hybrid"])
+def test_each_statement_is_planned_once_per_connection(notebook, mode):
+    # Outside a transaction (as a request answering a question runs it), the ranking
+    # statement is prepared on the connection and every later search runs on the plan made
+    # for it once (plan_cache_mode), for any values: the notebook's own and the question's.
+    source = make_source(notebook, title="herons")
+    add_chunk(source, [1.0, 0.2, 0.0], text="Herons wait at the pond.")
+    add_chunk(source, [0.0, 1.0, 0.0], text="Trains run on time.")
+    assert not connection.in_atomic_block
+
+    def search(vector, question):
+        if mode == "dense":
+            return search_notebook(notebook=notebook, query_vector=vector, model=MODEL)
+        return search_notebook_hybrid(
+            notebook=notebook, question=question, query_vector=vector, model=MODEL
+        )
+
+    def plans() -> tuple[int, int]:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT coalesce(sum(generic_plans), 0), coalesce(sum(custom_plans), 0)"
+                " FROM pg_prepared_statements WHERE statement LIKE %s",
+                [f"-- The {mode} search%"],
+            )
+            return cursor.fetchone()
+
+    before = plans()
+    first = search([1.0, 0.0, 0.0], "Where do herons wait?")
+    second = search([0.0, 1.0, 0.0], "When do the trains run?")
+    after = plans()
+
+    assert texts(first)[0] == "Herons wait at the pond."
+    assert texts(second)[0] == "Trains run on time."
+    assert (after[0] - before[0], after[1] - before[1]) == (2, 0)  # two runs, no new plan
+    with connection.cursor() as cursor:
+        # The settings ended with each search.
+        cursor.execute("SELECT current_setting('enable_sort'), current_setting('plan_cache_mode')")
+        assert cursor.fetchone() == ("on", "auto")

@@ -13,8 +13,7 @@ import pytest
 from django.apps import apps
 from django.contrib.postgres.search import SearchVector
 from django.core.management import call_command
-from django.db import connection, transaction
-from django.test.utils import CaptureQueriesContext
+from django.db import connection
 
 from library import vector_indexes
 from library.models import Chunk, Source
@@ -22,7 +21,7 @@ from notebooks.models import Notebook, NotebookSource
 from providers import embeddings
 from retrieval.reembed import run_reembed, start_reembed
 from retrieval.search import search_notebook_hybrid
-from retrieval.tests.indexes import TEXT, cte_plan, plan_of_the_ranking_statement
+from retrieval.tests.indexes import TEXT, cte_plan, explain_as_run, plan_of_the_ranking_statement
 
 _hashes = itertools.count(90_000)
 OURS, THEIRS = "ours-3", "theirs-3"
@@ -109,20 +108,12 @@ def plan_with_only_full_text_indexes(search) -> str:
     in this rolled-back transaction): at a few thousand rows the planner may rightly prefer
     those, while at 100k chunks it picks the GIN index by itself (bench/README.md). So the
     plan shows which full-text index the statement can use at all."""
-    with CaptureQueriesContext(connection) as queries:
-        search()
-    ranking = next(q["sql"] for q in queries.captured_queries if "WITH" in q["sql"])
-    settings_query = next(q["sql"] for q in queries.captured_queries if "set_config" in q["sql"])
     by_model = next(
         i.name for i in Chunk._meta.indexes if i.fields == ["embedding_model", "source"]
     )
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(f"DROP INDEX {by_model}")
-        cursor.execute(settings_query)
-        cursor.execute("SET LOCAL enable_seqscan = off")
-        cursor.execute("EXPLAIN (ANALYZE, COSTS OFF) " + ranking)
-        plan = "\n".join(row[0] for row in cursor.fetchall())
-        transaction.set_rollback(True)
+    plan = "\n".join(
+        explain_as_run(search, first=[f"DROP INDEX {by_model}", "SET LOCAL enable_seqscan = off"])
+    )
     return plan
 
 

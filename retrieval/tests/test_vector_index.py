@@ -13,7 +13,6 @@ import pytest
 from django.apps import apps
 from django.core.management import call_command
 from django.db import connection, transaction
-from django.test.utils import CaptureQueriesContext
 
 from library import embedding_state, vector_indexes
 from library.models import Chunk, Source
@@ -22,7 +21,7 @@ from providers import embeddings
 from retrieval import search
 from retrieval.reembed import run_reembed, start_reembed
 from retrieval.search import search_notebook, search_notebook_hybrid
-from retrieval.tests.indexes import TEXT, cte_plan, plan_of_the_ranking_statement
+from retrieval.tests.indexes import TEXT, cte_plan, plan_of_the_ranking_statement, sent_statements
 
 MODEL = "bench-like-8"
 DIMS = 8
@@ -346,9 +345,9 @@ def test_a_search_outside_a_transaction_gets_its_settings_and_leaves_none(
 
 def ef_search_of_the_search(notebook, query, *, model=MODEL) -> str:
     """Run a search, then its settings statement as it ran: the ef_search it set."""
-    with CaptureQueriesContext(connection) as queries:
-        search_notebook(notebook=notebook, query_vector=query, model=model)
-    settings_query = next(q["sql"] for q in queries.captured_queries if "set_config" in q["sql"])
+    settings_query, _, _ = sent_statements(
+        lambda: search_notebook(notebook=notebook, query_vector=query, model=model)
+    )
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(settings_query)
         cursor.execute("SELECT current_setting('hnsw.ef_search')")

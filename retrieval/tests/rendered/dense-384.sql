@@ -1,23 +1,25 @@
 -- The dense search: the k chunks nearest the question's vector, by cosine distance, among the
 -- notebook's ready sources the reader may search; uploads first, then at most
 -- `generated_candidates` chunks of generated documents and notes, each part best first.
--- retrieval/search.py fills the placeholders in braces (no values, so no parameters: the
--- HNSW index's type, the columns that load the hits, the access rule) and passes the
--- named parameters; retrieval/tests/rendered/ holds every variant as it runs.
+-- retrieval/search.py fills the placeholders in braces with what is the same for every
+-- search of a model under the same settings (the model, the limits, the HNSW index's type,
+-- the columns that load the hits, the access rule) and binds the question's own values (the
+-- notebook, the reader, the vector, ...) as parameters: the statement is prepared once per
+-- connection and runs on a plan made once, which the model's partial indexes can serve
+-- only when the model is written in it. retrieval/tests/rendered/ holds every variant.
 WITH
 -- The notebook's ready sources (or the one asked about, or those the reader ticked) that the
 -- reader may search, by the one access rule (sharing/access.py). `capped`: a generated
 -- document's or a note's (both restate the uploads), held to the generated-slot rule; a
 -- source asked about alone is never capped.
 scope AS MATERIALIZED (
-    SELECT s.id, s.search_config, s.chunk_count,
-           s.kind = ANY(%(capped_kinds)s::text[]) AND %(source)s::bigint IS NULL AS capped
-    FROM library_source s
-    JOIN notebooks_notebooksource ns ON ns.source_id = s.id
-    WHERE ns.notebook_id = %(notebook)s AND s.status = %(ready)s
-      AND (%(source)s::bigint IS NULL OR s.id = %(source)s::bigint)
-      AND (%(chosen)s::bigint[] IS NULL OR s.id = ANY(%(chosen)s::bigint[]))
-      AND (
+    SELECT id, search_config, chunk_count, kind = ANY('{generated,note}'::text[]) AND %(source)s::bigint IS NULL AS capped
+    FROM (
+        SELECT s.id, s.search_config, s.chunk_count, s.kind
+        FROM notebooks_notebooksource ns
+        JOIN library_source s ON s.id = ns.source_id
+        WHERE ns.notebook_id = %(notebook)s AND s.status = 'ready'
+          AND (
         (s.public OR s.owner_id = ns.added_by_id)
         AND EXISTS (
             SELECT 1 FROM notebooks_notebook n
@@ -27,6 +29,13 @@ scope AS MATERIALIZED (
             WHERE m.notebook_id = ns.notebook_id AND m.user_id = %(reader)s
         )
     )
+        OFFSET 0
+    ) linked
+    -- The one asked about, or those ticked, picked from the notebook's (a step of its own,
+    -- OFFSET 0): the plan is made once for any values, and with these tests beside the
+    -- join it counted on finding one source in the whole library and walked them all.
+    WHERE (%(source)s::bigint IS NULL OR id = %(source)s::bigint)
+      AND (%(chosen)s::bigint[] IS NULL OR id = ANY(%(chosen)s::bigint[]))
 ),
 -- Which branch ranks the notebook's uploads by their vectors: the HNSW index above `exact_max`
 -- chunks, and from `index_min_chunks` up when the notebook holds at least `index_min_share`
@@ -36,11 +45,11 @@ scope AS MATERIALIZED (
 -- ~1 µs a chunk and the index a few ms whatever the size (bench/README.md, note 3k). Only
 -- the dense side: the full text keeps its size rule (`exact_max`).
 dense_path AS MATERIALIZED (
-    SELECT chunks > %(exact_max)s
-           OR (chunks >= %(index_min_chunks)s
-               AND chunks >= %(index_min_share)s * coalesce((
+    SELECT chunks > 10000
+           OR (chunks >= 4000
+               AND chunks >= 0.03::float8 * coalesce((
                    SELECT reltuples FROM pg_class
-                   WHERE oid = to_regclass(%(hnsw_index)s) AND reltuples > 0), 'Infinity'))
+                   WHERE oid = to_regclass('library_chunk_hnsw_384_74a28a439c8d57ab') AND reltuples > 0), 'Infinity'))
                AS indexed
     FROM (SELECT coalesce(sum(chunk_count), 0) AS chunks FROM scope WHERE NOT capped) AS notebook
 ),
@@ -51,10 +60,10 @@ uploads_exact AS (
     SELECT c.id, c.embedding <=> %(vector)s::vector AS distance
     FROM library_chunk c
     WHERE c.source_id IN (SELECT id FROM scope WHERE NOT capped)
-      AND c.embedding_model = %(model)s AND c.embedding IS NOT NULL
+      AND c.embedding_model = 'example/o''model' AND c.embedding IS NOT NULL
       AND NOT (SELECT indexed FROM dense_path)
     ORDER BY distance, c.id
-    LIMIT %(candidates)s
+    LIMIT 8
 ),
 -- The others go through the model's HNSW index: the cast and the filter on the model
 -- are the index's expression and predicate (library/vector_indexes.py), without which the
@@ -63,20 +72,20 @@ uploads_exact AS (
 uploads_hnsw AS MATERIALIZED (
     SELECT c.id, c.embedding::vector(384) <=> %(vector)s::vector(384) AS distance
     FROM library_chunk c
-    WHERE c.embedding_model = %(model)s
+    WHERE c.embedding_model = 'example/o''model'
       AND c.source_id IN (SELECT id FROM scope WHERE NOT capped)
       AND (SELECT indexed FROM dense_path)
     ORDER BY c.embedding::vector(384) <=> %(vector)s::vector(384)
-    LIMIT %(candidates)s
+    LIMIT 8
 ),
 -- Generated documents and notes are a few chunks each: always exact.
 generated AS (
     SELECT c.id, c.embedding <=> %(vector)s::vector AS distance
     FROM library_chunk c
-    WHERE c.source_id IN (SELECT id FROM scope WHERE capped) AND c.embedding_model = %(model)s
+    WHERE c.source_id IN (SELECT id FROM scope WHERE capped) AND c.embedding_model = 'example/o''model'
       AND c.embedding IS NOT NULL
     ORDER BY distance, c.id
-    LIMIT %(generated_candidates)s
+    LIMIT 2
 ),
 candidates AS (
     SELECT id, distance, false AS capped FROM uploads_exact
@@ -96,7 +105,7 @@ SELECT chosen.id, chosen.similarity, lc."id", lc."source_id", lc."ordinal", lc."
     FROM candidates
     WHERE 1 - distance >= %(floor)s
     ORDER BY distance, id
-    LIMIT %(k)s
+    LIMIT 8
 ) chosen
 JOIN library_chunk lc ON lc.id = chosen.id JOIN library_source ls ON ls.id = lc.source_id
 ORDER BY chosen.capped, chosen.distance, chosen.id

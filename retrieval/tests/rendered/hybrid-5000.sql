@@ -1,9 +1,10 @@
 -- The hybrid search: dense candidates (cosine, the active model's vectors only) and full-text
 -- candidates (the question's lexemes OR-ed) over the notebook's ready sources the reader may
 -- search, each candidate scored by both and fused, best first; then the generated-slot rule.
--- retrieval/search.py fills the placeholders in braces (no values, so no parameters: the
--- HNSW index's type, the columns that load the hits, the access rule) and passes the
--- named parameters; retrieval/tests/rendered/ holds every variant as it runs. Where a
+-- retrieval/search.py fills the placeholders in braces with what is the same for every
+-- search of a model under the same settings and binds the question's own values as
+-- parameters, as dense.sql says (a plan made once per connection); retrieval/tests/rendered/
+-- holds every variant as it runs. Where a
 -- step's shape is odd, its comment says what the planner did otherwise (the figures are in
 -- bench/README.md, notes 3 and 4).
 WITH
@@ -12,14 +13,13 @@ WITH
 -- document's or a note's (both restate the uploads), held to the generated-slot rule; a
 -- source asked about alone is never capped.
 scope AS MATERIALIZED (
-    SELECT s.id, s.search_config, s.chunk_count,
-           s.kind = ANY(%(capped_kinds)s::text[]) AND %(source)s::bigint IS NULL AS capped
-    FROM library_source s
-    JOIN notebooks_notebooksource ns ON ns.source_id = s.id
-    WHERE ns.notebook_id = %(notebook)s AND s.status = %(ready)s
-      AND (%(source)s::bigint IS NULL OR s.id = %(source)s::bigint)
-      AND (%(chosen)s::bigint[] IS NULL OR s.id = ANY(%(chosen)s::bigint[]))
-      AND (
+    SELECT id, search_config, chunk_count, kind = ANY('{generated,note}'::text[]) AND %(source)s::bigint IS NULL AS capped
+    FROM (
+        SELECT s.id, s.search_config, s.chunk_count, s.kind
+        FROM notebooks_notebooksource ns
+        JOIN library_source s ON s.id = ns.source_id
+        WHERE ns.notebook_id = %(notebook)s AND s.status = 'ready'
+          AND (
         (s.public OR s.owner_id = ns.added_by_id)
         AND EXISTS (
             SELECT 1 FROM notebooks_notebook n
@@ -29,6 +29,13 @@ scope AS MATERIALIZED (
             WHERE m.notebook_id = ns.notebook_id AND m.user_id = %(reader)s
         )
     )
+        OFFSET 0
+    ) linked
+    -- The one asked about, or those ticked, picked from the notebook's (a step of its own,
+    -- OFFSET 0): the plan is made once for any values, and with these tests beside the
+    -- join it counted on finding one source in the whole library and walked them all.
+    WHERE (%(source)s::bigint IS NULL OR id = %(source)s::bigint)
+      AND (%(chosen)s::bigint[] IS NULL OR id = ANY(%(chosen)s::bigint[]))
 ),
 -- Which branch ranks the notebook's uploads by their vectors: the HNSW index above `exact_max`
 -- chunks, and from `index_min_chunks` up when the notebook holds at least `index_min_share`
@@ -39,11 +46,11 @@ scope AS MATERIALIZED (
 -- ~1 µs a chunk and the index a few ms whatever the size (bench/README.md, note 3k). Only
 -- the dense side: the full text keeps its size rule (`exact_max`).
 dense_path AS MATERIALIZED (
-    SELECT chunks > %(exact_max)s
-           OR (NOT %(centred)s AND chunks >= %(index_min_chunks)s
-               AND chunks >= %(index_min_share)s * coalesce((
+    SELECT chunks > 10000
+           OR (NOT false AND chunks >= 4000
+               AND chunks >= 0.03::float8 * coalesce((
                    SELECT reltuples FROM pg_class
-                   WHERE oid = to_regclass(%(hnsw_index)s) AND reltuples > 0), 'Infinity'))
+                   WHERE oid = to_regclass('library_chunk_hnsw_5000_74a28a439c8d57ab') AND reltuples > 0), 'Infinity'))
                AS indexed
     FROM (SELECT coalesce(sum(chunk_count), 0) AS chunks FROM scope WHERE NOT capped) AS notebook
 ),
@@ -61,13 +68,13 @@ centre AS MATERIALIZED (
         SELECT avg(c.embedding)
         FROM library_chunk c,
              (SELECT greatest(1, ceil(coalesce(sum(chunk_count), 0)::float8
-                                      / %(centre_sample)s))::bigint AS n
+                                      / 250))::bigint AS n
               FROM scope WHERE NOT capped) AS stride
-        WHERE %(centred)s AND c.source_id IN (SELECT id FROM scope WHERE NOT capped)
-          AND c.embedding_model = %(model)s AND c.embedding IS NOT NULL
+        WHERE false AND c.source_id IN (SELECT id FROM scope WHERE NOT capped)
+          AND c.embedding_model = 'example/o''model' AND c.embedding IS NOT NULL
           AND c.id %% stride.n = 0
           AND NOT (SELECT indexed FROM dense_path)
-        HAVING count(*) >= %(centre_min_chunks)s),
+        HAVING count(*) >= 20),
         %(vector)s::vector - %(vector)s::vector) AS point
 ),
 -- The query as seen from the centre.
@@ -80,14 +87,17 @@ centred_query AS MATERIALIZED (
 -- Ordered by the distance from the centre (`centre`); each row keeps its plain one too.
 uploads_exact AS (
     SELECT c.id, c.embedding <=> %(vector)s::vector AS distance,
-           (c.embedding - (SELECT point FROM centre))
-               <=> (SELECT vector FROM centred_query) AS centred_distance
+           CASE WHEN false
+                THEN (c.embedding - (SELECT point FROM centre))
+                     <=> (SELECT vector FROM centred_query)
+                ELSE c.embedding <=> %(vector)s::vector
+           END AS centred_distance
     FROM library_chunk c
     WHERE c.source_id IN (SELECT id FROM scope WHERE NOT capped)
-      AND c.embedding_model = %(model)s AND c.embedding IS NOT NULL
+      AND c.embedding_model = 'example/o''model' AND c.embedding IS NOT NULL
       AND NOT (SELECT indexed FROM dense_path)
     ORDER BY centred_distance, c.id
-    LIMIT %(candidates)s
+    LIMIT 30
 ),
 -- The others go through the model's HNSW index: the cast and the filter on the model
 -- are the index's expression and predicate (library/vector_indexes.py), without which the
@@ -96,11 +106,11 @@ uploads_exact AS (
 uploads_hnsw AS MATERIALIZED (
     SELECT c.id, c.embedding::vector(5000) <=> %(vector)s::vector(5000) AS distance
     FROM library_chunk c
-    WHERE c.embedding_model = %(model)s
+    WHERE c.embedding_model = 'example/o''model'
       AND c.source_id IN (SELECT id FROM scope WHERE NOT capped)
       AND (SELECT indexed FROM dense_path)
     ORDER BY c.embedding::vector(5000) <=> %(vector)s::vector(5000)
-    LIMIT %(candidates)s
+    LIMIT 30
 ),
 -- Generated documents and notes are a few chunks each: always exact.
 generated AS (
@@ -108,10 +118,10 @@ generated AS (
            (c.embedding - (SELECT point FROM centre))
                <=> (SELECT vector FROM centred_query) AS centred_distance
     FROM library_chunk c
-    WHERE c.source_id IN (SELECT id FROM scope WHERE capped) AND c.embedding_model = %(model)s
+    WHERE c.source_id IN (SELECT id FROM scope WHERE capped) AND c.embedding_model = 'example/o''model'
       AND c.embedding IS NOT NULL
     ORDER BY centred_distance, c.id
-    LIMIT %(generated_candidates)s
+    LIMIT 30
 ),
 candidates AS (
     SELECT id, distance, centred_distance, false AS capped FROM uploads_exact
@@ -126,7 +136,7 @@ dense AS (
     SELECT id, 1 - distance AS similarity, capped
     FROM candidates
     ORDER BY centred_distance, id
-    LIMIT %(candidates)s
+    LIMIT 30
 ),
 -- The question's lexemes, parsed and stemmed under each text search configuration the
 -- notebook's sources were indexed with, so its words meet theirs; quoted for tsquery input
@@ -162,7 +172,7 @@ word_pairs AS (
            string_agg('(' || tsquery_phrase(o.first, o.second, d.distance)::text || ')', ' | ')
                ::tsquery AS query
     FROM neighbours n
-    CROSS JOIN generate_series(1, %(proximity_window)s) AS d(distance)
+    CROSS JOIN generate_series(1, 4) AS d(distance)
     CROSS JOIN LATERAL (VALUES (n.query, n.next_query), (n.next_query, n.query))
         AS o(first, second)
     WHERE n.next_lexeme <> n.lexeme
@@ -179,10 +189,10 @@ pair_sets AS MATERIALIZED (
 -- drops more of the question's words there and ranks further from the exact path; the
 -- ceiling is what the time allows (bench/README.md, note 3i).
 bounded AS MATERIALIZED (
-    SELECT chunks, chunks > %(exact_max)s AS large,
-           greatest(%(lexical_budget)s, least(chunks * %(lexical_share)s, %(lexical_most)s))
+    SELECT chunks, chunks > 10000 AS large,
+           greatest(1000, least(chunks * 0.1::float8, 4000))
                AS budget,
-           greatest(%(lexical_cap)s, least(chunks * %(lexical_share)s, %(lexical_most)s))::bigint
+           greatest(1000, least(chunks * 0.1::float8, 4000))::bigint
                AS cap
     FROM (SELECT coalesce(sum(chunk_count), 0) AS chunks FROM scope) AS notebook
 ),
@@ -234,7 +244,7 @@ index_matches AS MATERIALIZED (
     CROSS JOIN LATERAL (
         SELECT c.id, c.source_id, c.search_vector
         FROM library_chunk c
-        WHERE c.embedding_model = %(model)s AND c.search_vector @@ q.match_query
+        WHERE c.embedding_model = 'example/o''model' AND c.search_vector @@ q.match_query
         OFFSET 0
     ) c
     WHERE (SELECT large FROM bounded)
@@ -258,7 +268,7 @@ notebook_matches AS MATERIALIZED (
         CROSS JOIN LATERAL (
             SELECT c.id, c.source_id, c.search_vector
             FROM library_chunk c
-            WHERE c.embedding_model = %(model)s AND c.search_vector @@ q.match_query
+            WHERE c.embedding_model = 'example/o''model' AND c.search_vector @@ q.match_query
               AND c.source_id = ANY((SELECT array_agg(id) FROM scope)::bigint[])
             OFFSET 0
         ) c
@@ -270,7 +280,7 @@ notebook_matches AS MATERIALIZED (
        OR (SELECT 1 - (f.embedding <=> %(vector)s::vector) FROM library_chunk f WHERE f.id = m.id)
           >= %(floor)s
     ORDER BY m.score DESC, m.id
-    LIMIT %(candidates)s
+    LIMIT 30
 ),
 -- The matches in the notebook's own sources, under their own configuration. A chunk of a
 -- generated document or note is held to the floor on this side too, as on the dense one:
@@ -306,7 +316,7 @@ lexical AS (
     SELECT id, capped, coalesce(score, ts_rank(search_vector, query)) AS score
     FROM matches
     ORDER BY score DESC, id
-    LIMIT %(candidates)s
+    LIMIT 30
 ),
 -- Every candidate, whichever side found it, is scored by both: scoring a side's misses as 0
 -- ranked a chunk just outside one side's candidates as if it matched nothing.
@@ -325,7 +335,7 @@ scored AS MATERIALIZED (
            coalesce((
                SELECT max(1 - ((w.embedding - o.point) <=> o.query))
                FROM library_chunkwindow w
-               WHERE %(windows)s AND w.chunk_id = c.id AND w.model = %(model)s),
+               WHERE false AND w.chunk_id = c.id AND w.model = 'example/o''model'),
                1 - ((c.embedding - o.point) <=> o.query)) AS similarity,
            -- Its ts_rank against all the question's lexemes, computed for the pool alone, so
            -- a large notebook's chunk that the full-text side did not match on (it lacks the
@@ -356,11 +366,11 @@ scored AS MATERIALIZED (
 -- source is still being embedded) has no similarity: it ranks by its words alone.
 fused AS (
     SELECT s.id, s.capped,
-        CASE WHEN s.similarity IS NULL THEN 0 ELSE %(dense_weight)s * coalesce(
+        CASE WHEN s.similarity IS NULL THEN 0 ELSE 0.3::float8 * coalesce(
             (s.similarity - min(s.similarity) OVER ())
             / nullif(max(s.similarity) OVER () - min(s.similarity) OVER (), 0), 1) END
-        + (1 - %(dense_weight)s) * coalesce(s.lexical / nullif(max(s.lexical) OVER (), 0), 0)
-        + %(proximity_weight)s * s.proximity AS score
+        + (1 - 0.3::float8) * coalesce(s.lexical / nullif(max(s.lexical) OVER (), 0), 0)
+        + 0.3::float8 * s.proximity AS score
     FROM scored s
 ),
 -- Chunks of generated documents and notes (which restate the uploads) take at most `slots`
@@ -381,10 +391,10 @@ placed AS (
 chosen AS (
     SELECT id, capped, score
     FROM placed
-    WHERE NOT capped OR place <= %(slots)s
-    ORDER BY (NOT capped AND NOT unembedded AND dense_place <= %(dense_places)s) DESC,
+    WHERE NOT capped OR place <= 2
+    ORDER BY (NOT capped AND NOT unembedded AND dense_place <= 0) DESC,
              score DESC, id
-    LIMIT %(k)s
+    LIMIT 8
 )
 -- Each hit carries its cosine similarity, whichever side found it; its chunk and source come
 -- with it.

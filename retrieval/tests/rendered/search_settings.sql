@@ -1,5 +1,5 @@
 -- The ranking statement's planner settings, sent with it (retrieval/search.py). Local to the
--- transaction: they end with the search.
+-- transaction: they end with the search. The braces are filled with SQL literals.
 -- iterative_scan: HNSW goes on past ef_search candidates until enough rows pass the notebook
 -- filter (without it a notebook that is a small part of the index gets fewer than k, or
 -- none); relaxed_order lets it return them slightly out of order, which the statements
@@ -12,11 +12,16 @@
 -- enable_sort off: in the HNSW branch the planner would otherwise often prefer the exact plan
 -- (read the notebook's chunks, sort them), which the size rule already ruled out; every other
 -- sort in the statement has no alternative and still runs.
+-- plan_cache_mode: the ranking statement, prepared (retrieval/search.py), runs on the plan
+-- made for it once, for any values of its parameters, not on one made again for each
+-- question's: the planning cost more than a small notebook's search (bench/README.md, note
+-- 3l). That plan is made under these settings (enable_sort off among them).
 SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),
        set_config('hnsw.ef_search', (
-           CASE WHEN (SELECT reltuples FROM pg_class WHERE oid = to_regclass(%(hnsw_index)s))
-                     BETWEEN 0 AND %(small_index)s
-                THEN least(%(small_index_ef_search)s, %(ef_search)s)
-                ELSE %(ef_search)s
+           CASE WHEN (SELECT reltuples FROM pg_class WHERE oid = to_regclass('library_chunk_hnsw_384_x'))
+                     BETWEEN 0 AND 120000
+                THEN least(100, 40)
+                ELSE 40
            END)::text, true),
-       set_config('enable_sort', 'off', true)
+       set_config('enable_sort', 'off', true),
+       set_config('plan_cache_mode', 'force_generic_plan', true)
