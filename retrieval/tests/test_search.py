@@ -248,3 +248,25 @@ def test_each_statement_is_planned_once_per_connection(notebook, mode):
         # The settings ended with each search.
         cursor.execute("SELECT current_setting('enable_sort'), current_setting('plan_cache_mode')")
         assert cursor.fetchone() == ("on", "auto")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_failing_search_raises_djangos_error_and_leaves_the_connection_usable(
+    notebook, monkeypatch
+):
+    # The pipeline's error comes out as Django's own exception class (as from any query),
+    # and the connection is not left mid-pipeline or in a failed transaction.
+    from django.db.utils import ProgrammingError
+
+    from retrieval import search
+
+    add_chunk(make_source(notebook, title="herons"), QUERY, text="Herons wait at the pond.")
+    monkeypatch.setattr(search, "DENSE_SQL", "SELECT * FROM no_such_table WHERE %(floor)s > 0")
+
+    with pytest.raises(ProgrammingError, match="no_such_table"):
+        search_notebook(notebook=notebook, query_vector=QUERY, model=MODEL)
+
+    monkeypatch.undo()
+    hits = search_notebook(notebook=notebook, query_vector=QUERY, model=MODEL)
+    assert texts(hits) == ["Herons wait at the pond."]
+    assert Chunk.objects.count() == 1
