@@ -251,7 +251,7 @@ def overlap(truth: list[int], found: list[int]) -> float:
 
 def chosen_path(size: int, dims: int) -> str:
     """The path the size rules of retrieval/search.py take for the set's notebook: "exact",
-    "hnsw", or "hnsw dense" (the vectors through the index, the full text exact)."""
+    or "hnsw" (the vectors and the full text through the model's indexes)."""
     from django.conf import settings
     from django.db import connection
 
@@ -268,7 +268,7 @@ def chosen_path(size: int, dims: int) -> str:
         row = cursor.fetchone()
     rows = row[0] if row and row[0] > 0 else float("inf")
     indexed = size >= search.INDEX_MIN_CHUNKS and size >= search.INDEX_MIN_SHARE * rows
-    return "hnsw dense" if indexed else "exact"
+    return "hnsw" if indexed else "exact"
 
 
 def measure(

@@ -176,9 +176,10 @@ def _constants(
 # INDEX_MIN_SHARE of the index's rows (the statements' `dense_path`): there the index found
 # the same top 8 in a fraction of the exact scan's time; a smaller notebook, or a smaller
 # share of a large library, was as fast or faster exactly and lost neighbours through the
-# index (bench/README.md, note 3k). Its full-text side stays exact either way. A hybrid
+# index (bench/README.md, note 3k); its full text is matched through the model's full-text
+# index on its rarest words by the same rule (hybrid.sql, `bounded`; note 3l). A hybrid
 # search compared from the notebook's centre (the model's profile, `centred`) keeps the exact
-# scan up to RETRIEVAL_EXACT_MAX_CHUNKS: the index only knows distances from the origin.
+# vector scan up to RETRIEVAL_EXACT_MAX_CHUNKS: the index only knows distances from the origin.
 INDEX_MIN_CHUNKS = 4_000
 INDEX_MIN_SHARE = 0.03
 

@@ -34,8 +34,8 @@ scope AS MATERIALIZED (
 -- centre (`centre`), which the index cannot do. Below that share the notebook
 -- filter makes the index wade through other notebooks' chunks, so a small notebook in a
 -- large library was slower through it and missed neighbours; above it the exact scan costs
--- ~1 µs a chunk and the index a few ms whatever the size (bench/README.md, note 3k). Only
--- the dense side: the full text keeps its size rule (`exact_max`).
+-- ~1 µs a chunk and the index a few ms whatever the size (bench/README.md, note 3k). The
+-- full text follows the same rule in hybrid.sql's `bounded`.
 dense_path AS MATERIALIZED (
     SELECT chunks > {exact_max}
            OR (NOT {centred} AND chunks >= {index_min_chunks}
@@ -174,13 +174,25 @@ word_pairs AS (
 pair_sets AS MATERIALIZED (
     SELECT config, array_agg(query) AS queries FROM word_pairs GROUP BY config
 ),
--- The notebook's size decides the full-text path, as it decides the dense one, and a large
+-- The notebook's size decides the full-text path by the rule that sends its vectors through
+-- the index (`dense_path`, but for a notebook compared from its centre too): above
+-- `exact_max` chunks, and from `index_min_chunks` up when the notebook holds at least
+-- `index_min_share` of the model's rows, it is matched through the model's full-text index
+-- on its rarest words (`large`); a smaller share of a larger library would read other
+-- notebooks' matches there. Bounded, a notebook of 5k-10k chunks ranked the same top 8 for
+-- 79 of 80 and 75 of 80 questions in 0.7 of the time (bench/README.md, note 3l). A large
 -- notebook's lexical budget and cap: `lexical_share` of its chunks, at least the settings'
 -- and at most `lexical_most`. A fixed budget is a smaller share of a larger notebook, so it
 -- drops more of the question's words there and ranks further from the exact path; the
--- ceiling is what the time allows (bench/README.md, note 3i).
+-- ceiling is what the time allows (note 3i).
 bounded AS MATERIALIZED (
-    SELECT chunks, chunks > {exact_max} AS large,
+    SELECT chunks,
+           chunks > {exact_max}
+           OR (chunks >= {index_min_chunks}
+               AND chunks >= {index_min_share} * coalesce((
+                   SELECT reltuples FROM pg_class
+                   WHERE oid = to_regclass({hnsw_index}) AND reltuples > 0), 'Infinity'))
+               AS large,
            greatest({lexical_budget}, least(chunks * {lexical_share}, {lexical_most}))
                AS budget,
            greatest({lexical_cap}, least(chunks * {lexical_share}, {lexical_most}))::bigint

@@ -42,8 +42,8 @@ scope AS MATERIALIZED (
 -- of the index's rows (pg_class's count; none yet: exact). Below that share the notebook
 -- filter makes the index wade through other notebooks' chunks, so a small notebook in a
 -- large library was slower through it and missed neighbours; above it the exact scan costs
--- ~1 µs a chunk and the index a few ms whatever the size (bench/README.md, note 3k). Only
--- the dense side: the full text keeps its size rule (`exact_max`).
+-- ~1 µs a chunk and the index a few ms whatever the size (bench/README.md, note 3k). The
+-- full text follows the same rule in hybrid.sql's `bounded`.
 dense_path AS MATERIALIZED (
     SELECT chunks > 10000
            OR (chunks >= 4000
