@@ -5,7 +5,7 @@ everyone."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from django.contrib.auth.models import User
@@ -57,16 +57,26 @@ def source_choice(*, user: User, notebook: Notebook) -> SourceChoice:
     )
 
 
-def searched_sources(*, user: User, notebook: Notebook) -> list[int] | None:
-    """What `source_choice(...).searched` says, in one statement: a question's way to its
-    first token counts them (notebooks/tests/test_ask_stream_queries.py)."""
+@dataclass(frozen=True)
+class AskedSources:
+    """A notebook's sources (its generated documents too) and the ids a person's question
+    there searches (None: all; `SourceChoice.searched`)."""
+
+    sources: Sequence[Source]
+    searched: list[int] | None
+
+
+def sources_to_ask(*, user: User, notebook: Notebook) -> AskedSources:
+    """The notebook's sources with what `user` ticked of them, in one statement: a
+    question's way to its first token counts them (notebooks/tests/test_ask_stream_queries.py),
+    and needs both, the sources to refuse a notebook with none ready and the choice to search."""
     unticked = UntickedSource.objects.filter(user=user, notebook=notebook, source=OuterRef("pk"))
-    rows = list(
-        listed_sources(notebook).annotate(unticked=Exists(unticked)).values_list("pk", "unticked")
-    )
-    if not any(is_unticked for _pk, is_unticked in rows):
-        return None
-    return sorted(pk for pk, is_unticked in rows if not is_unticked)
+    sources = list(access.notebook_sources(notebook).annotate(unticked=Exists(unticked)))
+    listed = [source for source in sources if source.kind != Source.Kind.GENERATED]
+    if not any(source.unticked for source in listed):
+        return AskedSources(sources=sources, searched=None)
+    searched = sorted(source.pk for source in listed if not source.unticked)
+    return AskedSources(sources=sources, searched=searched)
 
 
 def choose_sources(*, user: User, notebook: Notebook, ticked: Iterable[int]) -> SourceChoice:

@@ -166,12 +166,25 @@ def test_an_outsider_and_an_anonymous_visitor_cannot_choose(client, outsider, no
 
 
 def test_the_one_statement_choice_agrees_with_the_full_one(owner, notebook, three):
-    from retrieval.chosen_sources import searched_sources
+    from library.models import Source
+    from notebooks.models import NotebookSource
+    from retrieval.chosen_sources import sources_to_ask
+    from sharing import access
 
+    # A generated document is searched, but never listed to be ticked.
+    report = Source.objects.create(
+        owner=owner,
+        kind=Source.Kind.GENERATED,
+        title="Report",
+        sha256="e" * 64,
+        status=Source.Status.READY,
+    )
+    NotebookSource.objects.create(notebook=notebook, source=report, added_by=owner)
     herons, trains, otters = three
     for ticked in ([herons, trains, otters], [herons], [], [otters, trains]):
         choose_sources(user=owner, notebook=notebook, ticked=[s.pk for s in ticked])
         full = source_choice(user=owner, notebook=notebook).searched
-        assert searched_sources(user=owner, notebook=notebook) == (
-            None if full is None else sorted(full)
-        )
+        asked = sources_to_ask(user=owner, notebook=notebook)
+        assert asked.searched == (None if full is None else sorted(full))
+        assert asked.sources == list(access.notebook_sources(notebook))
+        assert report in asked.sources
