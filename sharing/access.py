@@ -118,18 +118,25 @@ def get_notebook(user: AnyUser, notebook_id: int | str, need: Role = Role.VIEWER
     if not _signed_in(user):
         raise Http404("No such notebook.")
     # One query for the notebook and the reader's membership (this runs on every request,
-    # also before a streamed answer's first token).
+    # also before a streamed answer's first token). Readable is decided here from the two,
+    # as readable_notebooks() decides it: the owner, or a member (any role). Asking the
+    # database that too (readable_notebooks' OR with its own subquery) cost more to build
+    # than to run.
     membership = Membership.objects.filter(notebook=OuterRef("pk"), user_id=_id(user))
     notebook = (
-        readable_notebooks(user)
-        .filter(pk=notebook_id)
+        Notebook.objects.filter(pk=notebook_id)
         .annotate(member_role=Subquery(membership.values("role")[:1]))
         .select_related("owner")
         .first()
     )
     if notebook is None:
         raise Http404("No such notebook.")
-    role = Role.OWNER if notebook.owner_id == _id(user) else Role(notebook.member_role)
+    if notebook.owner_id == _id(user):
+        role = Role.OWNER
+    elif notebook.member_role:
+        role = Role(notebook.member_role)
+    else:
+        raise Http404("No such notebook.")
     if not allows(role, need):
         raise PermissionDenied(denial(need))
     notebook.role = role or ""  # for the templates: what to offer this reader
