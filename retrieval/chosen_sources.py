@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import QuerySet
 from django.utils.translation import gettext as _
 
 from library.models import Source
@@ -66,16 +66,36 @@ class AskedSources:
     searched: list[int] | None
 
 
+# sources_to_ask's statement: access.notebook_sources(notebook) (the notebook's live links,
+# newest source first, as Source orders them) with, for each, whether the reader unticked
+# it. Written out, not built by the ORM: building that queryset took twice as long as
+# running it, on the way to every answer's first token (bench/README.md, streaming
+# overhead). sharing/access.py's rule in SQL says which links count (and, again, that the
+# reader may read the notebook); notebooks/tests/test_choose_sources.py checks that this
+# and the querysets agree.
+_SOURCES_TO_ASK_SQL = f"""
+SELECT s.*, EXISTS (
+    SELECT 1 FROM notebooks_untickedsource u
+    WHERE u.notebook_id = ns.notebook_id AND u.source_id = s.id AND u.user_id = %(reader)s
+) AS unticked
+FROM notebooks_notebooksource ns JOIN library_source s ON s.id = ns.source_id
+WHERE ns.notebook_id = %(notebook)s AND {access.searchable_link_sql(link="ns", source="s")}
+ORDER BY s.created_at DESC
+"""
+
+
 def sources_to_ask(*, user: User, notebook: Notebook) -> AskedSources:
     """The notebook's sources with what `user` ticked of them, in one statement: a
     question's way to its first token counts them (notebooks/tests/test_ask_stream_queries.py),
     and needs both, the sources to refuse a notebook with none ready and the choice to search."""
-    unticked = UntickedSource.objects.filter(user=user, notebook=notebook, source=OuterRef("pk"))
-    sources = list(access.notebook_sources(notebook).annotate(unticked=Exists(unticked)))
+    params = {"notebook": notebook.pk, "reader": user.pk}
+    sources = list(Source.objects.raw(_SOURCES_TO_ASK_SQL, params))
     listed = [source for source in sources if source.kind != Source.Kind.GENERATED]
-    if not any(source.unticked for source in listed):
+    # `unticked`: the statement's own column, which the raw query sets on each source.
+    unticked = {source.pk for source in listed if source.unticked}  # type: ignore[attr-defined]
+    if not unticked:
         return AskedSources(sources=sources, searched=None)
-    searched = sorted(source.pk for source in listed if not source.unticked)
+    searched = sorted(source.pk for source in listed if source.pk not in unticked)
     return AskedSources(sources=sources, searched=searched)
 
 
