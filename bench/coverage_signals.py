@@ -41,11 +41,14 @@ def signals(notebook: Notebook, question: str, user: User) -> tuple[list, dict]:
     vector = embeddings.embed_query(question, user=user, model=active)
     hits = search(notebook=notebook, question=question, query_vector=vector, model=model)
     found = coverage.assess(question=question, hits=hits, query_vector=vector, model=model)
-    _, counts = coverage.signals(question=question, hits=hits, query_vector=vector, model=model)
+    # Both signals, also the one that did not decide (assess asks only for what decides).
+    similarity, counts = coverage.signals(
+        question=question, hits=hits, query_vector=vector, model=model
+    )
     return hits, {
-        "similarity": found.similarity and round(found.similarity, 4),
+        "similarity": similarity and round(similarity, 4),
         "top": hits and round(hits[0].similarity, 4),
-        "words": round(found.words, 4),
+        "words": round(coverage.word_share(counts), 4),
         # The alternatives measured beside it: unweighted shares of the question's lexemes
         # in the hits and anywhere in the sources.
         "in_hits": _share(counts, lambda row: row[4] > 0),

@@ -60,6 +60,7 @@ def answer_question(
     source: Source | None = None,
     chosen_sources: Sequence[int] | None = None,
     credit_checked: bool = False,
+    notebook_sources: Sequence[Source] | None = None,
 ) -> Answer:
     """Answer a question at the user's expense: refused (CreditSpent) once the credit is
     spent; the usage rows of its model calls point at the notebook and the answer.
@@ -67,7 +68,10 @@ def answer_question(
     With `source` (one of the notebook's), only that source is searched ("Ask about this");
     with `chosen_sources` (ids), only those (the sources the asker ticked; None: all).
     `credit_checked`: the caller has just checked the credit (a view's @credit_required),
-    so it is not summed a second time before the model calls.
+    so it is not summed a second time before the model calls. `notebook_sources`: the
+    notebook's sources, read by the caller a moment ago with the asker's choice of them
+    (retrieval.chosen_sources.sources_to_ask), so they are not read a second time; None:
+    read here.
     """
     if not credit_checked:
         require_credit(user)
@@ -79,6 +83,7 @@ def answer_question(
             conversation=conversation,
             source=source,
             chosen_sources=chosen_sources,
+            notebook_sources=notebook_sources,
         )
     billed.attach(message_id=answer.message.pk)
     return answer
@@ -93,6 +98,7 @@ def stream_answer(
     source: Source | None = None,
     chosen_sources: Sequence[int] | None = None,
     credit_checked: bool = False,
+    notebook_sources: Sequence[Source] | None = None,
 ) -> Generator[str | Answer, None, None]:
     """answer_question, streamed: yields the model's text as it is written, then the stored
     Answer (its text mapped and its citations verified, which the deltas are not yet).
@@ -105,7 +111,7 @@ def stream_answer(
     means "not this answer", the question is still in the form to be asked again, and a
     truncated answer would sit in the conversation, and go to the model as history, as if it
     were complete. The usage row is still written (the provider billed the tokens), pointing
-    at the notebook. `credit_checked` as for answer_question.
+    at the notebook. `credit_checked` and `notebook_sources` as for answer_question.
     """
     if not credit_checked:
         require_credit(user)
@@ -121,6 +127,7 @@ def stream_answer(
             conversation=conversation,
             source=source,
             chosen_sources=chosen_sources,
+            notebook_sources=notebook_sources,
         )
         stream = (
             None
@@ -164,6 +171,7 @@ def _answer_question(
     conversation: Conversation | None = None,
     source: Source | None = None,
     chosen_sources: Sequence[int] | None = None,
+    notebook_sources: Sequence[Source] | None = None,
 ) -> Answer:
     """Answer from the notebook's sources and store the question, answer and citations.
 
@@ -177,6 +185,7 @@ def _answer_question(
         conversation=conversation,
         source=source,
         chosen_sources=chosen_sources,
+        notebook_sources=notebook_sources,
     )
     if prepared.answer is not None:
         return prepared.answer
@@ -245,6 +254,7 @@ def _prepare(
     conversation: Conversation | None,
     source: Source | None,
     chosen_sources: Sequence[int] | None = None,
+    notebook_sources: Sequence[Source] | None = None,
 ) -> _Prepared:
     question = question.strip()
     if not question:
@@ -268,7 +278,9 @@ def _prepare(
         )
         return _Prepared(notebook, conversation, question, hits, [], user, answer=answer)
 
-    sources = list(access.notebook_sources(notebook))
+    sources = list(
+        access.notebook_sources(notebook) if notebook_sources is None else notebook_sources
+    )
     if chosen_sources is not None:
         if not chosen_sources:
             raise QuestionRefused(_("No source is ticked: tick at least one source to ask about."))

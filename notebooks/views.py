@@ -48,7 +48,7 @@ from notebooks.services import (
     unlink_source,
 )
 from providers.errors import ProviderError
-from retrieval.chosen_sources import choose_sources, searched_sources, source_choice
+from retrieval.chosen_sources import AskedSources, choose_sources, source_choice, sources_to_ask
 from sharing import access
 from sharing.models import Membership, Role
 from texts import message_of, translated
@@ -352,6 +352,7 @@ def ask(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
         conversation = _get_conversation(request, notebook, conversation_id, own=True)
     source = _get_source_to_ask_about(notebook, request.POST.get("source", ""))
     question = request.POST.get("question", "")
+    asked = sources_to_ask(user=request.user, notebook=notebook)
 
     try:
         answer = answer_question(
@@ -360,7 +361,8 @@ def ask(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
             question=question,
             conversation=conversation,
             source=source,
-            chosen_sources=_chosen_sources(request, notebook, source),
+            chosen_sources=_chosen_sources(asked, source),
+            notebook_sources=asked.sources,
         )
     except CreditSpent:  # spent by another request since the check above
         return credit_spent_response(request)
@@ -399,14 +401,16 @@ def ask_stream(request: HtmxHttpRequest, notebook_id: int) -> StreamingHttpRespo
     if conversation_id := request.POST.get("conversation", "").strip():
         conversation = _get_conversation(request, notebook, conversation_id, own=True)
     source = _get_source_to_ask_about(notebook, request.POST.get("source", ""))
+    asked = sources_to_ask(user=request.user, notebook=notebook)
     answers = stream_answer(
         user=request.user,
         notebook=notebook,
         question=request.POST.get("question", ""),
         conversation=conversation,
         source=source,
-        chosen_sources=_chosen_sources(request, notebook, source),
+        chosen_sources=_chosen_sources(asked, source),
         credit_checked=True,  # by @credit_required, a moment ago: not summed twice
+        notebook_sources=asked.sources,  # read with the choice: not read twice
     )
     response = StreamingHttpResponse(
         _answer_events(notebook, answers), content_type="text/event-stream"
@@ -416,14 +420,10 @@ def ask_stream(request: HtmxHttpRequest, notebook_id: int) -> StreamingHttpRespo
     return response
 
 
-def _chosen_sources(
-    request: HtmxHttpRequest, notebook: Notebook, about: Source | None
-) -> list[int] | None:
+def _chosen_sources(asked: AskedSources, about: Source | None) -> list[int] | None:
     """The sources a question searches: those the asker ticked (None: all); a question
     about one source ("Ask about this") asks it, ticked or not."""
-    if about is not None:
-        return None
-    return searched_sources(user=request.user, notebook=notebook)
+    return None if about is not None else asked.searched
 
 
 def _event(name: str, data: dict[str, Any]) -> str:

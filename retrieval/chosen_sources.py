@@ -5,12 +5,12 @@ everyone."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import QuerySet
 from django.utils.translation import gettext as _
 
 from library.models import Source
@@ -57,16 +57,46 @@ def source_choice(*, user: User, notebook: Notebook) -> SourceChoice:
     )
 
 
-def searched_sources(*, user: User, notebook: Notebook) -> list[int] | None:
-    """What `source_choice(...).searched` says, in one statement: a question's way to its
-    first token counts them (notebooks/tests/test_ask_stream_queries.py)."""
-    unticked = UntickedSource.objects.filter(user=user, notebook=notebook, source=OuterRef("pk"))
-    rows = list(
-        listed_sources(notebook).annotate(unticked=Exists(unticked)).values_list("pk", "unticked")
-    )
-    if not any(is_unticked for _pk, is_unticked in rows):
-        return None
-    return sorted(pk for pk, is_unticked in rows if not is_unticked)
+@dataclass(frozen=True)
+class AskedSources:
+    """A notebook's sources (its generated documents too) and the ids a person's question
+    there searches (None: all; `SourceChoice.searched`)."""
+
+    sources: Sequence[Source]
+    searched: list[int] | None
+
+
+# sources_to_ask's statement: access.notebook_sources(notebook) (the notebook's live links,
+# newest source first, as Source orders them) with, for each, whether the reader unticked
+# it. Written out, not built by the ORM: building that queryset took twice as long as
+# running it, on the way to every answer's first token (bench/README.md, streaming
+# overhead). sharing/access.py's rule in SQL says which links count (and, again, that the
+# reader may read the notebook); notebooks/tests/test_choose_sources.py checks that this
+# and the querysets agree.
+_SOURCES_TO_ASK_SQL = f"""
+SELECT s.*, EXISTS (
+    SELECT 1 FROM notebooks_untickedsource u
+    WHERE u.notebook_id = ns.notebook_id AND u.source_id = s.id AND u.user_id = %(reader)s
+) AS unticked
+FROM notebooks_notebooksource ns JOIN library_source s ON s.id = ns.source_id
+WHERE ns.notebook_id = %(notebook)s AND {access.searchable_link_sql(link="ns", source="s")}
+ORDER BY s.created_at DESC
+"""
+
+
+def sources_to_ask(*, user: User, notebook: Notebook) -> AskedSources:
+    """The notebook's sources with what `user` ticked of them, in one statement: a
+    question's way to its first token counts them (notebooks/tests/test_ask_stream_queries.py),
+    and needs both, the sources to refuse a notebook with none ready and the choice to search."""
+    params = {"notebook": notebook.pk, "reader": user.pk}
+    sources = list(Source.objects.raw(_SOURCES_TO_ASK_SQL, params))
+    listed = [source for source in sources if source.kind != Source.Kind.GENERATED]
+    # `unticked`: the statement's own column, which the raw query sets on each source.
+    unticked = {source.pk for source in listed if source.unticked}  # type: ignore[attr-defined]
+    if not unticked:
+        return AskedSources(sources=sources, searched=None)
+    searched = sorted(source.pk for source in listed if source.pk not in unticked)
+    return AskedSources(sources=sources, searched=searched)
 
 
 def choose_sources(*, user: User, notebook: Notebook, ticked: Iterable[int]) -> SourceChoice:

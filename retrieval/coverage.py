@@ -45,8 +45,10 @@ WORDS_FALLBACK = 0.15
 
 @dataclass(frozen=True)
 class Coverage:
-    similarity: float | None  # None: no hit has a vector of the model
-    words: float
+    # None: no hit has a vector of the model, or the model has no similarity threshold
+    # (its similarity would decide nothing, so it is not asked for)
+    similarity: float | None
+    words: float | None  # None: the similarity alone covered the question
     covered: bool
 
 
@@ -107,27 +109,52 @@ SELECT max(similarity) FROM (
 """
 
 
-def signals(
-    *, question: str, hits: Sequence[Hit], query_vector: list[float], model: str
-) -> tuple[float | None, list[tuple[str, str, int, int, int]]]:
-    """The best similarity among the hits' windows and vectors, and per configuration of the
-    hits' sources each of the question's lexemes with the number of those sources' chunks,
-    how many hold it and how many of the hits do. Both statements go in one message: one
-    round trip on the way to the answer's first word (notebooks/tests/test_ask_stream_queries)."""
-    params: dict[str, Any] = {
+def _params(
+    *, question: str, hits: Sequence[Hit], query_vector: list[float] | None, model: str
+) -> dict[str, Any]:
+    return {
         "sources": sorted({hit.chunk.source_id for hit in hits}),
         "question": question,
         "model": model,
         "hits": [hit.chunk.pk for hit in hits],
         "sample": RARITY_SAMPLE,
-        "vector": vector_literal(query_vector),
+        "vector": None if query_vector is None else vector_literal(query_vector),
     }
+
+
+def signals(
+    *, question: str, hits: Sequence[Hit], query_vector: list[float], model: str
+) -> tuple[float | None, list[tuple[str, str, int, int, int]]]:
+    """The best similarity among the hits' windows and vectors, and per configuration of the
+    hits' sources each of the question's lexemes with the number of those sources' chunks,
+    how many hold it and how many of the hits do: both statements in one message (what
+    bench/coverage_signals.py dumps; `assess` asks only for what decides)."""
+    params = _params(question=question, hits=hits, query_vector=query_vector, model=model)
     with connection.cursor() as cursor:
         cursor.execute(_SIMILARITY_SQL + ";\n" + _WORDS_SQL, params)
         (similarity,) = cursor.fetchone()
         cursor.nextset()
         counts = cursor.fetchall()
     return (None if similarity is None else float(similarity)), counts
+
+
+def best_similarity(*, hits: Sequence[Hit], query_vector: list[float], model: str) -> float | None:
+    """The best similarity among the hits' windows and vectors; None: none has a vector."""
+    params = _params(question="", hits=hits, query_vector=query_vector, model=model)
+    with connection.cursor() as cursor:
+        cursor.execute(_SIMILARITY_SQL, params)
+        (similarity,) = cursor.fetchone()
+    return None if similarity is None else float(similarity)
+
+
+def word_counts(
+    *, question: str, hits: Sequence[Hit], model: str
+) -> list[tuple[str, str, int, int, int]]:
+    """The lexeme counts of `signals`, alone."""
+    params = _params(question=question, hits=hits, query_vector=None, model=model)
+    with connection.cursor() as cursor:
+        cursor.execute(_WORDS_SQL, params)
+        return cursor.fetchall()
 
 
 def word_share(counts: list[tuple[str, str, int, int, int]]) -> float:
@@ -151,17 +178,26 @@ def assess(
     *, question: str, hits: Sequence[Hit], query_vector: list[float], model: str
 ) -> Coverage:
     """How well `hits` (the search's passages for `question`, embedded by `model` as
-    `query_vector`) cover it; no hits cover nothing."""
+    `query_vector`) cover it; no hits cover nothing.
+
+    Each signal is asked for only when it can decide (one statement on the way to an
+    answer's first word, bench/README.md, streaming overhead): the similarity only for a
+    model with a threshold, the word share only when the similarity did not cover the
+    question. The judgement is the same as with both."""
     if not hits:
         return Coverage(similarity=None, words=0.0, covered=False)
-    similarity, counts = signals(
-        question=question, hits=hits, query_vector=query_vector, model=model
-    )
-    words = word_share(counts)
     # The model's own threshold (retrieval/profiles.py): found with bench/coverage_signals.py.
     threshold = profiles.profile(model).covered_similarity
+    similarity = (
+        None
+        if threshold is None
+        else best_similarity(hits=hits, query_vector=query_vector, model=model)
+    )
+    if threshold is not None and similarity is not None and similarity >= threshold:
+        return Coverage(similarity=similarity, words=None, covered=True)
+    words = word_share(word_counts(question=question, hits=hits, model=model))
     if threshold is None or similarity is None:
         covered = words >= WORDS_FALLBACK
     else:
-        covered = similarity >= threshold or words >= WORDS_COVER
+        covered = words >= WORDS_COVER
     return Coverage(similarity=similarity, words=words, covered=covered)

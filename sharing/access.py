@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from django.contrib.auth.models import AnonymousUser, User
 from django.core.exceptions import PermissionDenied
-from django.db.models import F, OuterRef, Q, QuerySet, Subquery
+from django.db.models import F, Q, QuerySet
 from django.http import Http404
 from django.utils.translation import gettext as _
 
@@ -107,6 +107,23 @@ def allows(role: Role | None, need: Role) -> bool:
     return role is not None and _RANK[role] >= _RANK[need]
 
 
+# get_notebook's statement: the notebook and the reader's role there (their membership's;
+# none for its owner or anyone else). Written out: every request runs it, also before a
+# streamed answer's first token, and building it as a queryset took longer than running it
+# (bench/README.md, streaming overhead). The owner of a notebook shared with the reader is
+# read when a page shows their name.
+_NOTEBOOK_SQL = """
+SELECT n.*, (
+    SELECT m.role FROM sharing_membership m
+    WHERE m.notebook_id = n.id AND m.user_id = %(reader)s
+    LIMIT 1
+) AS member_role
+FROM notebooks_notebook n
+WHERE n.id = %(notebook)s
+"""
+_LARGEST_ID = 2**63 - 1  # a bigint's; a larger number names no notebook
+
+
 def get_notebook(user: AnyUser, notebook_id: int | str, need: Role = Role.VIEWER) -> Notebook:
     """The notebook, if `user` may do what `need` stands for in it.
 
@@ -115,21 +132,26 @@ def get_notebook(user: AnyUser, notebook_id: int | str, need: Role = Role.VIEWER
     know the notebook exists: saying why is kinder than pretending it does not)."""
     if not str(notebook_id).isdigit():
         raise Http404("No such notebook.")
-    if not _signed_in(user):
+    if not _signed_in(user) or int(notebook_id) > _LARGEST_ID:
         raise Http404("No such notebook.")
-    # One query for the notebook and the reader's membership (this runs on every request,
-    # also before a streamed answer's first token).
-    membership = Membership.objects.filter(notebook=OuterRef("pk"), user_id=_id(user))
-    notebook = (
-        readable_notebooks(user)
-        .filter(pk=notebook_id)
-        .annotate(member_role=Subquery(membership.values("role")[:1]))
-        .select_related("owner")
-        .first()
+    # One statement for the notebook and the reader's membership; "readable" is decided
+    # here from the two, as readable_notebooks() decides it: the owner, or a member (any
+    # role).
+    found = list(
+        Notebook.objects.raw(_NOTEBOOK_SQL, {"notebook": int(notebook_id), "reader": _id(user)})
     )
+    notebook = found[0] if found else None
     if notebook is None:
         raise Http404("No such notebook.")
-    role = Role.OWNER if notebook.owner_id == _id(user) else Role(notebook.member_role)
+    member_role: str | None = notebook.member_role  # type: ignore[attr-defined]  # its column
+    if notebook.owner_id == _id(user):
+        role = Role.OWNER
+        if isinstance(user, User):
+            notebook.owner = user  # the reader: their row is not read again
+    elif member_role:
+        role = Role(member_role)
+    else:
+        raise Http404("No such notebook.")
     if not allows(role, need):
         raise PermissionDenied(denial(need))
     notebook.role = role or ""  # for the templates: what to offer this reader

@@ -166,12 +166,63 @@ def test_an_outsider_and_an_anonymous_visitor_cannot_choose(client, outsider, no
 
 
 def test_the_one_statement_choice_agrees_with_the_full_one(owner, notebook, three):
-    from retrieval.chosen_sources import searched_sources
+    from library.models import Source
+    from notebooks.models import NotebookSource
+    from retrieval.chosen_sources import sources_to_ask
+    from sharing import access
 
+    # A generated document is searched, but never listed to be ticked.
+    report = Source.objects.create(
+        owner=owner,
+        kind=Source.Kind.GENERATED,
+        title="Report",
+        sha256="e" * 64,
+        status=Source.Status.READY,
+    )
+    NotebookSource.objects.create(notebook=notebook, source=report, added_by=owner)
     herons, trains, otters = three
     for ticked in ([herons, trains, otters], [herons], [], [otters, trains]):
         choose_sources(user=owner, notebook=notebook, ticked=[s.pk for s in ticked])
         full = source_choice(user=owner, notebook=notebook).searched
-        assert searched_sources(user=owner, notebook=notebook) == (
-            None if full is None else sorted(full)
-        )
+        asked = sources_to_ask(user=owner, notebook=notebook)
+        assert asked.searched == (None if full is None else sorted(full))
+        assert asked.sources == list(access.notebook_sources(notebook))
+        assert report in asked.sources
+
+
+def test_the_sources_to_ask_are_the_notebooks_live_links_for_every_reader(owner, outsider):
+    from library.models import Source
+    from notebooks.models import NotebookSource
+    from retrieval.chosen_sources import sources_to_ask
+    from sharing import access
+
+    make = get_user_model().objects.create_user
+    editor, curator = make("editor"), make("curator", is_staff=True)
+    notebook = Notebook.objects.create(owner=owner, title="Shared")
+    Membership.objects.create(notebook=notebook, user=editor, role="editor")
+    own = make_source(owner=owner, notebook=notebook, title="owner's own")
+    NotebookSource.objects.filter(source=own).update(added_by=owner)
+    lent = make_source(
+        owner=editor, notebook=Notebook.objects.create(owner=editor, title="e"), title="lent"
+    )
+    NotebookSource.objects.create(notebook=notebook, source=lent, added_by=editor)
+    curated = Notebook.objects.create(owner=curator, title="curated")
+    public = make_source(owner=curator, notebook=curated, title="public")
+    Source.objects.filter(pk=public.pk).update(public=True, published_by=curator)
+    gone = make_source(owner=curator, notebook=curated, title="was public")
+    theirs = make_source(
+        owner=outsider, notebook=Notebook.objects.create(owner=outsider, title="o"), title="forged"
+    )
+    NotebookSource.objects.create(notebook=notebook, source=public, added_by=editor)
+    NotebookSource.objects.create(notebook=notebook, source=gone, added_by=editor)  # dead
+    NotebookSource.objects.create(notebook=notebook, source=theirs, added_by=owner)  # dead
+    choose_sources(user=editor, notebook=notebook, ticked=[own.pk, public.pk])
+
+    expected = list(access.notebook_sources(notebook))
+    assert {source.title for source in expected} == {"owner's own", "lent", "public"}
+    for reader, searched in ((owner, None), (editor, sorted([own.pk, public.pk]))):
+        asked = sources_to_ask(user=reader, notebook=notebook)
+        assert asked.sources == expected
+        assert asked.searched == searched
+    # Someone who may not read the notebook is asked about none of it.
+    assert sources_to_ask(user=outsider, notebook=notebook).sources == []
