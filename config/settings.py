@@ -302,6 +302,11 @@ RETRIEVAL_GENERATED_SLOTS = env_int("RETRIEVAL_GENERATED_SLOTS", 2, minimum=0)
 RETRIEVAL_EXACT_MAX_CHUNKS = env_int("RETRIEVAL_EXACT_MAX_CHUNKS", 10_000, minimum=0)
 # Candidates HNSW keeps while it searches (pgvector's hnsw.ef_search): recall against time.
 RETRIEVAL_HNSW_EF_SEARCH = env_int("RETRIEVAL_HNSW_EF_SEARCH", 400, minimum=1)
+if RETRIEVAL_HNSW_EF_SEARCH > 1000:  # pgvector refuses more, in every large notebook's search
+    raise ImproperlyConfigured(
+        "RETRIEVAL_HNSW_EF_SEARCH must be at most 1000 (pgvector's limit for hnsw.ef_search), "
+        f"got {RETRIEVAL_HNSW_EF_SEARCH}"
+    )
 # Hybrid mode in a notebook above RETRIEVAL_EXACT_MAX_CHUNKS: the full-text side matches on
 # the question's rarest lexemes expected in at most BUDGET chunks (PostgreSQL's statistics)
 # and scores at most CAP of them; more: closer to scoring every match, slower

@@ -77,3 +77,19 @@ def test_a_laptop_starts_with_no_configuration_and_keeps_its_generated_key(tmp_p
     assert len(key) >= 50 and key != TEST_SECRET_KEY
     assert second.stdout == first.stdout  # the same key after a restart
     assert (tmp_path / "secret_key").stat().st_mode & 0o777 == 0o600
+
+
+def test_an_hnsw_ef_search_pgvector_would_refuse_stops_the_start(tmp_path):
+    # Above 1000 pgvector refuses hnsw.ef_search, and every large notebook's search would
+    # fail with it: the setting is refused when Loupe starts instead.
+    env = production_env(
+        tmp_path,
+        DATABASE_URL=NO_DATABASE,
+        SECRET_KEY=TEST_SECRET_KEY,
+        RETRIEVAL_HNSW_EF_SEARCH="1200",
+    )
+
+    result = manage("check", env=env)
+
+    assert result.returncode != 0
+    assert "RETRIEVAL_HNSW_EF_SEARCH must be at most 1000" in result.stderr
