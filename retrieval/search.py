@@ -54,6 +54,9 @@ LOADED_COLUMNS = ", ".join(
 _SQL = Path(__file__).resolve().parent / "sql"
 DENSE_SQL = (_SQL / "dense.sql").read_text()
 HYBRID_SQL = (_SQL / "hybrid.sql").read_text()
+# Both statements' first step, the notebook's sources the reader may search: one copy,
+# written in where a statement says {scope}, before the placeholders are filled.
+SCOPE_SQL = (_SQL / "scope.sql").read_text().rstrip("\n")
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
 
@@ -68,6 +71,7 @@ def render(sql: str, *, dimensions: int, constants: Mapping[str, Any]) -> str:
         "searchable_link": searchable_link_sql(link="ns", source="s"),
         **{name: sql_literal(value) for name, value in constants.items()},
     }
+    sql = sql.replace("{scope}", SCOPE_SQL)
     return _PLACEHOLDER.sub(lambda match: values[match.group(1)], sql)
 
 

@@ -8,12 +8,14 @@
 -- connection and runs on a plan made once, which the model's partial indexes can serve
 -- only when the model is written in it. retrieval/tests/rendered/ holds every variant.
 WITH
+-- The notebook's sources the reader may search (scope.sql, one copy for both statements).
 -- The notebook's ready sources (or the one asked about, or those the reader ticked) that the
 -- reader may search, by the one access rule (sharing/access.py). `capped`: a generated
 -- document's or a note's (both restate the uploads), held to the generated-slot rule; a
 -- source asked about alone is never capped.
 scope AS MATERIALIZED (
-    SELECT id, search_config, chunk_count, kind = ANY('{generated,note}'::text[]) AND %(source)s::bigint IS NULL AS capped
+    SELECT id, search_config, chunk_count,
+           kind = ANY('{generated,note}'::text[]) AND %(source)s::bigint IS NULL AS capped
     FROM (
         SELECT s.id, s.search_config, s.chunk_count, s.kind
         FROM notebooks_notebooksource ns
