@@ -4,14 +4,14 @@ line), beside the exact scan and HNSW (iterative scan, notebook filter) each for
 recall@8 against the exact ranking, for notebooks of 1k / 5k / 10k / 30k / 100k (/ 1M)
 chunks of 384 (and 1024) dimensions.
 
-Each set is one embedding model of its own (`bench/synthetic-D-N`: a notebook of N chunks
-of D dimensions, real covid-qa text, synthetic embedding-like vectors from a seeded
-generator), so one index of its own. Its chunks sit in sources of 1,000 chunks; the measured
-notebook holds N of them, another owner's notebook a tenth more (at least one source), so
-the notebook filter always filters. Smaller notebooks inside the same table (2k ... 20k
-chunks) show where the exact scan stops being the faster one: the rule in
-retrieval/search.py. A set is built once (binary COPY) and kept in the data folder; later
-runs reuse it, and the index build time is printed when it is made.
+Each set is one embedding model of its own (`bench/sampled-D-N`: a notebook of N chunks of D
+dimensions, passages sampled from the covid-qa documents' sentences (`passages`), synthetic
+embedding-like vectors from a seeded generator), so one index of its own. Its chunks sit in
+sources of 1,000 chunks; the measured notebook holds N of them, another owner's notebook a
+tenth more (at least one source), so the notebook filter always filters. Smaller notebooks
+inside the same table (2k ... 20k chunks) show where the exact scan stops being the faster
+one: the rule in retrieval/search.py. A set is built once (binary COPY) and kept in the data
+folder; later runs reuse it, and the index build time is printed when it is made.
 
 Each query runs through retrieval.search with RETRIEVAL_EXACT_MAX_CHUNKS forcing one path,
 then all of them again through the other, then through the path the settings choose (not
@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import statistics
 import struct
 import sys
@@ -52,6 +53,8 @@ SOURCE_CHUNKS = 1_000
 PROBE_SIZES = (2_000, 5_000, 10_000, 20_000)
 K = 8
 SEED = 6
+# About the covid-qa chunks' length (window 120 tokens: 94 words on average).
+PASSAGE_WORDS = 90
 
 
 # Vectors shaped like text embeddings rather than uniform noise: uniform random unit
@@ -65,7 +68,7 @@ TOPICS = 500
 
 
 def model_name(size: int, dims: int) -> str:
-    return f"bench/synthetic-{dims}-{size}"
+    return f"bench/sampled-{dims}-{size}"
 
 
 def embedding_like(rng: np.random.Generator, count: int, dims: int) -> np.ndarray:
@@ -79,20 +82,43 @@ def embedding_like(rng: np.random.Generator, count: int, dims: int) -> np.ndarra
     return vectors
 
 
-def covid_texts() -> list[str]:
-    from ingest.chunker import chunk_passages
-    from ingest.passages import Passage
-
-    texts: list[str] = []
+def covid_sentences() -> list[list[str]]:
+    """The covid-qa documents' sentences, document by document."""
+    documents = []
     for path in sorted((QA / "docs").glob("*.txt")):
-        texts.extend(d.text for d in chunk_passages([Passage(text=path.read_text())], window=120))
-    return texts
+        text = " ".join(path.read_text().split())
+        documents.append([s for s in re.split(r"(?<=[.!?])\s+", text) if s])
+    return documents
+
+
+def passages(rng: np.random.Generator, documents: list[list[str]], count: int) -> list[str]:
+    """`count` passages of about PASSAGE_WORDS words, each sentences of one covid-qa document:
+    from a random sentence on, each next one kept or skipped, now and then a jump elsewhere in
+    the document. Every passage reads like a chunk of that document, and hardly two are the
+    same: cut from the 49 documents alone, a 1M-chunk set held each of their ~3,200 chunks
+    ~300 times, so a question's best passage by its words came in hundreds of copies, the
+    exact ranking chose among them by id, and a path that read other copies than the exact
+    one "missed" all of them (bench/README.md, note 3m)."""
+    sizes = np.array([len(d) for d in documents], dtype=float)
+    picked = rng.choice(len(documents), size=count, p=sizes / sizes.sum())
+    out = []
+    for d in picked:
+        sentences = documents[d]
+        at, words, chosen = int(rng.integers(len(sentences))), 0, []
+        while words < PASSAGE_WORDS:
+            if rng.random() < 0.7:
+                chosen.append(sentences[at])
+                words += len(sentences[at].split())
+            at = int(rng.integers(len(sentences))) if rng.random() < 0.15 else at + 1
+            at %= len(sentences)
+        out.append(" ".join(chosen))
+    return out
 
 
 def build_set(size: int, dims: int) -> None:
     """Sources, notebooks and `size` chunks of `dims` dimensions, unless already there."""
     from django.contrib.auth import get_user_model
-    from django.db import connection, transaction
+    from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
 
     from library.models import Chunk, Source
     from notebooks.models import Notebook, NotebookSource
@@ -106,17 +132,12 @@ def build_set(size: int, dims: int) -> None:
     users = get_user_model().objects
     owner, _ = users.get_or_create(username=f"bench-{dims}-{size}")
     other, _ = users.get_or_create(username=f"bench-{dims}-{size}-other")
-    texts = covid_texts()
-    with connection.cursor() as cursor:
-        # The full-text vectors in PostgreSQL's binary form, made once per distinct text.
-        cursor.execute(
-            "SELECT tsvectorsend(to_tsvector('english', t)) FROM unnest(%s::text[]) "
-            "WITH ORDINALITY AS u(t, n) ORDER BY n",
-            [texts],
-        )
-        tsvectors = [bytes(row[0]) for row in cursor.fetchall()]
-    encoded = [text.encode() for text in texts]
+    documents = covid_sentences()
     rng = np.random.default_rng(SEED + dims * 1_000_003 + size)
+    text_rng = np.random.default_rng(SEED + size)
+    # The full-text vectors are made by PostgreSQL, in its binary form, on a connection of
+    # their own: the one below is busy with the COPY.
+    vectors_of_text = connections.create_connection(DEFAULT_DB_ALIAS)
     with transaction.atomic():
         Source.objects.filter(owner__in=[owner, other]).delete()
         Notebook.objects.filter(owner__in=[owner, other]).delete()
@@ -169,12 +190,20 @@ def build_set(size: int, dims: int) -> None:
             total = count * SOURCE_CHUNKS
             for start in range(0, total, 10_000):
                 batch = embedding_like(rng, min(10_000, total - start), dims).astype(">f4")
+                texts = passages(text_rng, documents, len(batch))
+                with vectors_of_text.cursor() as text_cursor:
+                    text_cursor.execute(
+                        "SELECT tsvectorsend(to_tsvector('english', t)) FROM unnest(%s::text[]) "
+                        "WITH ORDINALITY AS u(t, n) ORDER BY n",
+                        [texts],
+                    )
+                    tsvectors = [bytes(row[0]) for row in text_cursor.fetchall()]
                 out = bytearray()
                 for offset, vector in enumerate(batch):
                     n = start + offset
                     source = sources[n // SOURCE_CHUNKS]
                     ordinal_in_source = n % SOURCE_CHUNKS
-                    text, tsvector = encoded[n % len(texts)], tsvectors[n % len(texts)]
+                    text, tsvector = texts[offset].encode(), tsvectors[offset]
                     raw = vector_head + vector.tobytes()
                     out += row_head
                     out += struct.pack(">iq", 8, source.pk)
@@ -189,6 +218,7 @@ def build_set(size: int, dims: int) -> None:
                     out += blank
                 copy.write(bytes(out))
             copy.write(struct.pack(">h", -1))
+    vectors_of_text.close()
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE library_chunk")
     elapsed = time.perf_counter() - started

@@ -1,6 +1,7 @@
 """Hybrid search in a large notebook bounds its full-text side: it matches on the question's
-rarer lexemes (by PostgreSQL's statistics) and scores at most RETRIEVAL_LEXICAL_CAP chunks;
-a notebook at or below RETRIEVAL_EXACT_MAX_CHUNKS scores every match as before."""
+rarer lexemes (by PostgreSQL's statistics), on all the others at once, and on any of them
+when those find too few, and scores at most RETRIEVAL_LEXICAL_CAP chunks; a notebook at or
+below RETRIEVAL_EXACT_MAX_CHUNKS scores every match as before."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from django.db import connection
 from library.models import Chunk, Source
 from notebooks.models import NotebookSource
 from retrieval import search as search_module
-from retrieval.search import search_notebook_hybrid
+from retrieval.search import Fusion, search_notebook_hybrid
 from retrieval.tests.indexes import explain_as_run
 
 MODEL = "fake-embed"
@@ -69,9 +70,11 @@ def search(notebook, question: str, **options):
     )
 
 
-def scored_by_the_lexical_side(notebook, question: str) -> int:
+def scored_by_the_lexical_side(notebook, question: str, **options) -> int:
     """Run the search, then EXPLAIN ANALYZE its statement: how many chunks ts_rank scored."""
-    (plan,) = explain_as_run(lambda: search(notebook, question), options="ANALYZE, FORMAT JSON")
+    (plan,) = explain_as_run(
+        lambda: search(notebook, question, **options), options="ANALYZE, FORMAT JSON"
+    )
     plan = plan if isinstance(plan, list) else json.loads(plan)
 
     def nodes(node):
@@ -119,11 +122,48 @@ def test_a_large_notebook_matches_on_the_rare_lexeme_and_still_finds_its_chunk(
 ):
     settings.RETRIEVAL_EXACT_MAX_CHUNKS = 10
     settings.RETRIEVAL_LEXICAL_BUDGET = 5  # the four rare lexemes, not "water" (51 chunks)
+    # One candidate a side: the chosen lexemes' one chunk is enough (see the next test).
+    one = Fusion(candidates=1)
 
-    assert scored_by_the_lexical_side(notebook, QUESTION) == 1
-    hits = search(notebook, QUESTION, k=8, floor=0.5)
+    assert scored_by_the_lexical_side(notebook, QUESTION, fusion=one) == 1
+    hits = search(notebook, QUESTION, k=8, floor=0.5, fusion=one)
     # Far from the query vector, below the floor: only the lexical side can bring it.
     assert ORCHID in [hit.chunk.text for hit in hits]
+
+
+def test_a_large_notebooks_rare_lexemes_that_match_too_few_are_joined_by_the_others(
+    settings, notebook, pond
+):
+    settings.RETRIEVAL_EXACT_MAX_CHUNKS = 10
+    settings.RETRIEVAL_LEXICAL_BUDGET = 5
+
+    # Chosen, the four rare lexemes match one chunk, fewer than the 30 candidates a side the
+    # exact path would rank: "water" is matched on too, its 50 other chunks within the cap.
+    assert scored_by_the_lexical_side(notebook, QUESTION) == COMMON + 1
+
+    # A word no chunk holds is the rarest by the statistics and the only one chosen: the
+    # question's other word finds the heron, far from the query vector, below the floor.
+    hits = search(notebook, "Where are the zzyzx herons?", k=8, floor=0.5)
+    assert "Herons stand still." in [hit.chunk.text for hit in hits]
+
+
+def test_a_large_notebook_finds_a_chunk_holding_every_word_of_the_question_but_the_rarest(
+    settings, monkeypatch, notebook, pond
+):
+    settings.RETRIEVAL_EXACT_MAX_CHUNKS = 10
+    settings.RETRIEVAL_LEXICAL_BUDGET = 0
+    monkeypatch.setattr(search_module, "LEXICAL_SHARE", 0)  # only the rarest lexeme chosen
+    # "blossom" (the orchid's) is as rare as the heron's three words and first by name, so
+    # chosen; the heron's chunk, below the floor, holds all three others.
+    question = "Do blossoms and herons stand still?"
+
+    hits = search(notebook, question, k=8, floor=0.5)
+
+    assert "Herons stand still." in [hit.chunk.text for hit in hits]
+    settings.RETRIEVAL_EXACT_MAX_CHUNKS = 10**6
+    assert [hit.chunk.pk for hit in search(notebook, question, k=8, floor=0.5)] == [
+        hit.chunk.pk for hit in hits
+    ]
 
 
 def test_a_large_notebooks_question_of_common_words_is_cut_at_the_cap(settings, notebook, pond):

@@ -240,28 +240,62 @@ chosen_terms AS (
                      ORDER BY coalesce(s.frequency, 0), t.lexeme ROWS UNBOUNDED PRECEDING)
     ) ranked
 ),
--- `query`: every lexeme, to score with; `match_query`: the chosen ones, to find chunks with.
--- OR-ed: an AND finds nothing for most questions.
+-- `query`: every lexeme, to score with; `match_query`: the chosen ones, to find chunks with,
+-- OR-ed: an AND finds nothing for most questions. A large notebook's chunks that hold none of
+-- the chosen lexemes rank high only by holding most of the others (ts_rank counts a lexeme
+-- more by its presence than by its repeats, and not by its rarity): `rest_query`, all the
+-- others at once (from two on), finds those that hold every one of them; `more_query`, any of
+-- them, is for a notebook where the chosen ones match too few (`more_matches`).
 queries AS (
     SELECT config, string_agg(query::text, ' | ')::tsquery AS query,
-           (string_agg(query::text, ' | ') FILTER (WHERE chosen))::tsquery AS match_query
+           (string_agg(query::text, ' | ') FILTER (WHERE chosen))::tsquery AS match_query,
+           CASE WHEN count(*) FILTER (WHERE NOT chosen) >= 2
+                THEN (string_agg(query::text, ' & ') FILTER (WHERE NOT chosen))::tsquery
+           END AS rest_query,
+           (string_agg(query::text, ' | ') FILTER (WHERE NOT chosen))::tsquery AS more_query
     FROM chosen_terms GROUP BY config
 ),
 -- A large notebook is matched per configuration through the model's full-text index (the
 -- filter on the model is that partial index's predicate, library/vector_indexes.py: without
 -- it no index serves). LATERAL ... OFFSET 0 and a step of its own, before the matches meet
 -- the notebook's sources: otherwise the planner walked every source's chunks testing each,
--- or ran the index scan once per source (note 3d). Ranked later, after the cap (`matches`).
+-- or ran the index scan once per source (note 3d). Each match is ranked as it is read, and
+-- read only as far as the cap (`matches`) asks: carried on to be ranked there, the full-text
+-- vectors made every step after this one slower (note 3m).
+-- The chosen lexemes and `rest_query` as two index scans, their matches OR-ed (`@@ ANY`): in
+-- one query the index walked every lexeme's chunks, the common ones' too (note 3m).
 index_matches AS MATERIALIZED (
-    SELECT c.id, c.source_id, NULL::real AS score, c.search_vector, q.config, q.query
+    SELECT c.id, c.source_id, ts_rank(c.search_vector, q.query) AS score, q.config
     FROM queries q
     CROSS JOIN LATERAL (
         SELECT c.id, c.source_id, c.search_vector
         FROM library_chunk c
-        WHERE c.embedding_model = 'example/o''model' AND c.search_vector @@ q.match_query
+        WHERE c.embedding_model = 'example/o''model'
+          AND c.search_vector @@ ANY(array_remove(ARRAY[q.match_query, q.rest_query], NULL))
         OFFSET 0
     ) c
     WHERE (SELECT large FROM bounded)
+),
+-- A large notebook in which those match fewer than `candidates` of its chunks (a word it does
+-- not hold, or holds less often than the whole table's statistics say) is matched on its
+-- other lexemes too, at most its cap of their chunks, in no particular order; without them
+-- its full-text side found next to nothing where the exact one finds their best chunks.
+more_matches AS MATERIALIZED (
+    SELECT c.id, c.source_id, ts_rank(c.search_vector, q.query) AS score, q.config
+    FROM queries q
+    CROSS JOIN LATERAL (
+        SELECT c.id, c.source_id, c.search_vector
+        FROM library_chunk c
+        WHERE c.embedding_model = 'example/o''model' AND c.search_vector @@ q.more_query
+          AND NOT c.search_vector @@ q.match_query
+          AND NOT coalesce(c.search_vector @@ q.rest_query, false)
+        LIMIT (SELECT cap FROM bounded)
+    ) c
+    WHERE (SELECT large FROM bounded) AND q.more_query IS NOT NULL
+      AND (SELECT count(*) FROM (
+               SELECT FROM index_matches m
+               JOIN scope ON scope.id = m.source_id AND scope.search_config = m.config
+               LIMIT 30) AS found) < 30
 ),
 -- A notebook searched exactly is matched in one bitmap scan: the model's full-text index
 -- ANDed with the source index on the array of the notebook's sources, so only its own
@@ -274,8 +308,7 @@ index_matches AS MATERIALIZED (
 -- notebook of a few thousand chunks were copied through two more steps (note 3j). OFFSET 0:
 -- the matches first, then `scope`; pulled up into the join, the bitmap scan ran per source.
 notebook_matches AS MATERIALIZED (
-    SELECT m.id, m.source_id, m.score, NULL::tsvector AS search_vector, m.config,
-           NULL::tsquery AS query
+    SELECT m.id, m.source_id, m.score, m.config
     FROM (
         SELECT c.id, c.source_id, ts_rank(c.search_vector, q.query) AS score, q.config
         FROM queries q
@@ -300,16 +333,20 @@ notebook_matches AS MATERIALIZED (
 -- generated document or note is held to the floor on this side too, as on the dense one:
 -- its vector looked up for it alone (carried with every match, the vectors cost more).
 all_matches AS MATERIALIZED (
-    SELECT m.id, m.capped, m.score, m.search_vector, m.config, m.query
+    SELECT m.id, m.capped, m.score
     FROM (
-        SELECT m.id, scope.capped, m.score, m.search_vector, m.config, m.query
+        SELECT m.id, scope.capped, m.score
         FROM notebook_matches m
         JOIN scope ON scope.id = m.source_id AND scope.search_config = m.config
         UNION ALL
-        SELECT m.id, scope.capped, m.score, m.search_vector, m.config, m.query
+        SELECT m.id, scope.capped, m.score
         FROM index_matches m
         JOIN scope ON scope.id = m.source_id AND scope.search_config = m.config
         WHERE (SELECT large FROM bounded)
+        UNION ALL
+        SELECT m.id, scope.capped, m.score
+        FROM more_matches m
+        JOIN scope ON scope.id = m.source_id AND scope.search_config = m.config
     ) m
     WHERE NOT m.capped
        OR (SELECT 1 - (f.embedding <=> %(vector)s::vector) FROM library_chunk f WHERE f.id = m.id)
@@ -324,10 +361,9 @@ matches AS (
     SELECT * FROM all_matches
     LIMIT CASE WHEN (SELECT large FROM bounded) THEN (SELECT cap FROM bounded) END
 ),
--- The full-text side's best `candidates`, by PostgreSQL's ts_rank (a large notebook's
--- matches ranked here, only those within the cap).
+-- The full-text side's best `candidates`, by PostgreSQL's ts_rank.
 lexical AS (
-    SELECT id, capped, coalesce(score, ts_rank(search_vector, query)) AS score
+    SELECT id, capped, score
     FROM matches
     ORDER BY score DESC, id
     LIMIT 30
