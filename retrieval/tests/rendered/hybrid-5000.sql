@@ -278,8 +278,9 @@ index_matches AS MATERIALIZED (
 ),
 -- A large notebook in which those match fewer than `candidates` of its chunks (a word it does
 -- not hold, or holds less often than the whole table's statistics say) is matched on its
--- other lexemes too, at most its cap of their chunks, in no particular order; without them
--- its full-text side found next to nothing where the exact one finds their best chunks.
+-- other lexemes too, read after `index_matches` and as far as the cap asks (`matches`), in
+-- no particular order; without them its full-text side found next to nothing where the
+-- exact one finds their best chunks.
 more_matches AS MATERIALIZED (
     SELECT c.id, c.source_id, ts_rank(c.search_vector, q.query) AS score, q.config
     FROM queries q
@@ -289,7 +290,7 @@ more_matches AS MATERIALIZED (
         WHERE c.embedding_model = 'example/o''model' AND c.search_vector @@ q.more_query
           AND NOT c.search_vector @@ q.match_query
           AND NOT coalesce(c.search_vector @@ q.rest_query, false)
-        LIMIT (SELECT cap FROM bounded)
+        OFFSET 0
     ) c
     WHERE (SELECT large FROM bounded) AND q.more_query IS NOT NULL
       AND (SELECT count(*) FROM (
