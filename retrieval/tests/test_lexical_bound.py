@@ -83,8 +83,9 @@ def scored_by_the_lexical_side(notebook, question: str, **options) -> int:
             yield from nodes(child)
 
     # A small notebook's matches are all ranked as they are read, then sorted for the best
-    # (`notebook_matches`); a large notebook's are ranked as they are read off `all_matches`
-    # (lazily: the cap stops the reading). The path not taken reads none.
+    # (`notebook_matches`); a large notebook's are ranked as they are read from the index
+    # (`index_matches`, `more_matches`), counted here as `all_matches` passes them on (lazily:
+    # the cap stops the reading). The path not taken reads none.
     (exact,) = [
         n for n in nodes(plan[0]["Plan"]) if n.get("Subplan Name") == "CTE notebook_matches"
     ]
