@@ -1,3 +1,4 @@
+import gc
 import os
 
 import django
@@ -33,3 +34,9 @@ django.setup(set_prefix=False)  # what Django's get_asgi_application() does firs
 from limits.middleware import BodySizeLimit  # noqa: E402 - needs the settings module set
 
 application = BodySizeLimit(SyncChainASGIHandler())
+
+# Everything made so far (Django, the apps, their modules: nearly every object the process
+# will hold for good) is left out of the garbage collector's passes. A full pass walked
+# them all, often enough to land inside someone's answer and long enough to be felt there
+# (bench/README.md, streaming overhead); what requests make is still collected.
+gc.freeze()
