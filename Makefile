@@ -10,9 +10,10 @@ PORT ?= 8000
 
 # From the lock files only: every package pinned and checked against its hash, so every
 # machine gets the same packages (`make lock` makes them from requirements*.txt).
-$(VENV)/.installed: requirements.lock
+$(VENV)/.installed: requirements.lock $(shell find postgres -type f)
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --require-hashes -r requirements.lock
+	scripts/build-postgres-extensions $(PY)
 	touch $@
 
 $(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.lock

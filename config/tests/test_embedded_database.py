@@ -55,3 +55,22 @@ def test_the_server_starts_with_the_setting_and_takes_a_new_one_at_its_next_star
         assert conf.count(SETTINGS_INCLUDE) == 1
     finally:
         stop_embedded_postgres(tmp_path)
+
+
+def test_the_server_loads_the_bm25_index_and_offers_the_search_extensions(tmp_path):
+    """pg_textsearch works only when loaded at start; `make install` built it and loupe_rank
+    into the embedded server (scripts/build-postgres-extensions)."""
+    try:
+        with psycopg.connect(start_embedded_postgres(tmp_path)) as conn:
+            row = conn.execute("SHOW shared_preload_libraries").fetchone()
+            assert row is not None and "pg_textsearch" in row[0]
+            available = {
+                name
+                for (name,) in conn.execute(
+                    "SELECT name FROM pg_available_extensions "
+                    "WHERE name IN ('pg_textsearch', 'loupe_rank', 'vector')"
+                )
+            }
+            assert available == {"pg_textsearch", "loupe_rank", "vector"}
+    finally:
+        stop_embedded_postgres(tmp_path)

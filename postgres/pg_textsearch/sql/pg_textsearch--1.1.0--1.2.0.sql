@@ -1,0 +1,16 @@
+-- Upgrade from 1.1.0 to 1.2.0
+
+-- Verify the library is loaded. The version-equality check lives in
+-- the main install file (pg_textsearch--<default_version>.sql); upgrade
+-- scripts must accept any loaded version because they may run as
+-- intermediate steps in a chain that ends at default_version, not at
+-- the version named in this filename.
+DO $$
+BEGIN
+    IF pg_catalog.current_setting('pg_textsearch.library_version', true)
+       IS NULL THEN
+        RAISE EXCEPTION
+            'pg_textsearch library not loaded. '
+            'Add pg_textsearch to shared_preload_libraries and restart.';
+    END IF;
+END $$;
