@@ -307,12 +307,6 @@ if RETRIEVAL_HNSW_EF_SEARCH > 1000:  # pgvector refuses more, in every large not
         "RETRIEVAL_HNSW_EF_SEARCH must be at most 1000 (pgvector's limit for hnsw.ef_search), "
         f"got {RETRIEVAL_HNSW_EF_SEARCH}"
     )
-# Hybrid mode in a notebook above RETRIEVAL_EXACT_MAX_CHUNKS: the full-text side matches on
-# the question's rarest lexemes expected in at most BUDGET chunks (PostgreSQL's statistics)
-# and scores at most CAP of them; more: closer to scoring every match, slower
-# (retrieval/search.py, bench/README.md).
-RETRIEVAL_LEXICAL_BUDGET = env_int("RETRIEVAL_LEXICAL_BUDGET", 1000, minimum=0)
-RETRIEVAL_LEXICAL_CAP = env_int("RETRIEVAL_LEXICAL_CAP", 1000, minimum=1)
 # Windows: a long chunk is embedded in parts of this many words (its vector the parts'
 # mean), and hybrid search scores a chunk by its closest part (retrieval/windows.py).
 # "local": for the local models measured with them (e5, docs/retrieval.md); "on": every

@@ -1,7 +1,6 @@
-"""Hybrid search in a large notebook bounds its full-text side: it matches on the question's
-rarer lexemes (by PostgreSQL's statistics), on all the others at once, and on any of them
-when those find too few, and scores at most RETRIEVAL_LEXICAL_CAP chunks; a notebook at or
-below RETRIEVAL_EXACT_MAX_CHUNKS scores every match as before."""
+"""The hybrid search's full-text side ranks by BM25: a small notebook's matches by loupe_bm25
+(postgres/loupe_rank) over their stored full-text vectors, a large notebook's best from the
+model's BM25 index (pg_textsearch), ranked the same way, so both paths agree."""
 
 from __future__ import annotations
 
@@ -10,8 +9,9 @@ import json
 
 import pytest
 from django.contrib.postgres.search import SearchVector
-from django.db import connection
+from django.db import DatabaseError, connection
 
+from library import vector_indexes
 from library.models import Chunk, Source
 from notebooks.models import NotebookSource
 from retrieval import search as search_module
@@ -24,10 +24,17 @@ COMMON = 50  # chunks that hold "water" (and "grow")
 _hashes = itertools.count(70_000)
 
 
+def scalar(sql: str, params=()):
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchone()[0]
+
+
 @pytest.fixture
 def pond(notebook):
     """52 chunks: 50 about water near the query vector, one far from it holding the rare
-    word "zygomorphic" (and "water"), one far from it holding neither; statistics taken."""
+    word "zygomorphic" (and "water"), one far from it holding neither; statistics taken and
+    the model's BM25 index made, as ingest makes it."""
     source = Source.objects.create(
         owner=notebook.owner,
         kind=Source.Kind.TEXT,
@@ -61,6 +68,7 @@ def pond(notebook):
     Chunk.objects.filter(source=source).update(search_vector=SearchVector("text", config="english"))
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE library_chunk")  # rolled back with the test
+    vector_indexes.ensure_bm25_index(model=MODEL)
     return source
 
 
@@ -70,11 +78,13 @@ def search(notebook, question: str, **options):
     )
 
 
-def scored_by_the_lexical_side(notebook, question: str, **options) -> int:
-    """Run the search, then EXPLAIN ANALYZE its statement: how many chunks ts_rank scored."""
-    (plan,) = explain_as_run(
-        lambda: search(notebook, question, **options), options="ANALYZE, FORMAT JSON"
-    )
+def texts(hits) -> list[str]:
+    return [hit.chunk.text for hit in hits]
+
+
+def cte_rows(notebook, question: str, name: str) -> int:
+    """Run the search, then EXPLAIN ANALYZE its statement: the rows step `name` made."""
+    (plan,) = explain_as_run(lambda: search(notebook, question), options="ANALYZE, FORMAT JSON")
     plan = plan if isinstance(plan, list) else json.loads(plan)
 
     def nodes(node):
@@ -82,130 +92,110 @@ def scored_by_the_lexical_side(notebook, question: str, **options) -> int:
         for child in node.get("Plans", []):
             yield from nodes(child)
 
-    # A small notebook's matches are all ranked as they are read, then sorted for the best
-    # (`notebook_matches`); a large notebook's are ranked as they are read from the index
-    # (`index_matches`, `more_matches`), counted here as `all_matches` passes them on (lazily:
-    # the cap stops the reading). The path not taken reads none.
-    (exact,) = [
-        n for n in nodes(plan[0]["Plan"]) if n.get("Subplan Name") == "CTE notebook_matches"
-    ]
-    (ranking,) = [n for n in nodes(exact) if n["Node Type"] == "Sort"]
-    (read_off,) = [n for n in nodes(plan[0]["Plan"]) if n.get("CTE Name") == "all_matches"]
-    return ranking["Plans"][0]["Actual Rows"] or read_off["Actual Rows"]
+    (step,) = [n for n in nodes(plan[0]["Plan"]) if n.get("Subplan Name") == f"CTE {name}"]
+    return step["Actual Rows"]
 
 
 QUESTION = "Do orchids bear zygomorphic blossoms by the water?"
 ORCHID = "Orchids bear zygomorphic blossoms by the water."
 
 
-def test_the_statistics_tell_a_common_lexeme_from_a_rare_one(pond):
+@pytest.mark.django_db
+def test_loupe_bm25_weighs_each_word_by_its_weight_and_saturates_its_repeats():
+    vector = "to_tsvector('simple', 'virus, virus; cat')"
+    # virus: 2 positions, cat: 1; each term's weight * tf * (k1 + 1) / (tf + k1).
+    score = scalar(
+        f"SELECT loupe_bm25({vector}, ARRAY['virus', 'cat', 'dog'], ARRAY[1, 3, 5]::float8[], 1.2)"
+    )
+    assert score == pytest.approx(2 * 2.2 / 3.2 + 3 * 1 * 2.2 / 2.2)
+    # A word's tenth repeat adds less than its second.
+    many = scalar(
+        "SELECT loupe_bm25(to_tsvector('simple', repeat('cat ', 10)), ARRAY['cat'], "
+        "ARRAY[1]::float8[], 1.2)"
+    )
+    assert 2 * 2.2 / 3.2 < many < 2.2
+    assert scalar(f"SELECT loupe_bm25({vector}, ARRAY['dog'], ARRAY[1]::float8[], 1.2)") == 0
+    with pytest.raises(DatabaseError, match="2 terms but 1 weights"):
+        scalar(f"SELECT loupe_bm25({vector}, ARRAY['a', 'b'], ARRAY[1]::float8[], 1.2)")
+
+
+@pytest.mark.django_db
+def test_loupe_lexeme_text_repeats_each_lexeme_as_often_as_it_occurs():
+    text = scalar("SELECT loupe_lexeme_text(to_tsvector('english', 'Cats chase cats; a dog.'))")
+    assert sorted(text.split()) == ["cat", "cat", "chase", "dog"]
+    assert scalar("SELECT loupe_lexeme_text(''::tsvector)") == ""
+
+
+def test_a_small_notebook_ranks_a_rare_word_above_a_common_one(settings, notebook, pond):
+    """ts_rank scores a chunk holding "reeds" (50 of them) as one holding "zygomorphic" (the
+    orchid alone): its best match was a reed bed; BM25 weighs the rare word more."""
+    settings.RETRIEVAL_EXACT_MAX_CHUNKS = 10**6
+    one = Fusion(candidates=1)  # one candidate a side: the full-text side's best
+
+    hits = search(notebook, "zygomorphic reeds", k=8, floor=0.5, fusion=one)
+
+    # Far from the query vector, below the floor: only the full-text side brings it.
+    assert ORCHID in texts(hits)
+    assert cte_rows(notebook, "zygomorphic reeds", "bm25_best") == 0  # the index not read
+
+
+def test_a_large_notebook_takes_its_matches_from_the_bm25_index(settings, notebook, pond):
+    settings.RETRIEVAL_EXACT_MAX_CHUNKS = 10
+
+    hits = search(notebook, QUESTION, k=8, floor=0.5)
+
+    assert ORCHID in texts(hits)
+    # The model's chunks are all the notebook's: 1.5 times the 30 candidates, of its 51
+    # matches.
+    assert cte_rows(notebook, QUESTION, "bm25_best") == 45
+    assert cte_rows(notebook, QUESTION, "notebook_matches") == 0
+
+
+def test_both_paths_rank_the_same(settings, notebook, pond):
+    for question in (QUESTION, "Where does water grow?", "zygomorphic water reeds"):
+        settings.RETRIEVAL_EXACT_MAX_CHUNKS = 10**6
+        small = [hit.chunk.pk for hit in search(notebook, question, k=8)]
+        settings.RETRIEVAL_EXACT_MAX_CHUNKS = 10
+        large = [hit.chunk.pk for hit in search(notebook, question, k=8)]
+        assert large == small, question
+
+
+def test_a_large_notebook_asks_the_index_for_more_when_it_is_a_small_share_of_the_model(
+    settings, monkeypatch, notebook, pond
+):
+    settings.RETRIEVAL_EXACT_MAX_CHUNKS = 10
+    vector_indexes.ensure_vector_index(model=MODEL, dimensions=3)
+    with connection.cursor() as cursor:  # the model's index as if it held 520 rows
+        name = vector_indexes.index_name(model=MODEL, dimensions=3)
+        cursor.execute("UPDATE pg_class SET reltuples = 520 WHERE relname = %s", [name])
+
+    # The notebook a tenth of the model: 450 asked, the 51 matches there are.
+    assert cte_rows(notebook, QUESTION, "bm25_best") == 51
+
+    monkeypatch.setattr(search_module, "REACH_MOST", 20)
+    assert cte_rows(notebook, QUESTION, "bm25_best") == 20
+
+
+def test_a_large_notebook_without_its_bm25_index_is_matched_exactly(settings, notebook, pond):
+    settings.RETRIEVAL_EXACT_MAX_CHUNKS = 10
     with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT e.lexeme, e.frequency FROM pg_stats s, "
-            "unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) "
-            "AS e(lexeme, frequency) "
-            "WHERE s.tablename = 'library_chunk' AND s.attname = 'search_vector'"
-        )
-        frequency = dict(cursor.fetchall())
-    assert frequency["water"] == pytest.approx((COMMON + 1) / (COMMON + 2))
-    # A sample this small lists every lexeme; a large one only the commonest.
-    assert frequency.get("zygomorph", 0) < 2 / (COMMON + 2)
+        cursor.execute(f"DROP INDEX {vector_indexes.bm25_index_name(model=MODEL)}")
+    vector_indexes._known.clear()
+
+    hits = search(notebook, QUESTION, k=8, floor=0.5)
+
+    assert ORCHID in texts(hits)
+    assert cte_rows(notebook, QUESTION, "notebook_matches") == 30
 
 
-def test_a_small_notebook_scores_every_chunk_sharing_a_word(settings, notebook, pond):
-    settings.RETRIEVAL_EXACT_MAX_CHUNKS = COMMON + 2
-
-    assert scored_by_the_lexical_side(notebook, QUESTION) == COMMON + 1
-
-
-def test_a_large_notebook_matches_on_the_rare_lexeme_and_still_finds_its_chunk(
+def test_a_question_of_stop_words_alone_searches_by_meaning_in_a_large_notebook(
     settings, notebook, pond
 ):
+    """No lexeme at all: the index is asked with an empty query (pg_textsearch's process
+    stops on a NULL one), and the dense side alone answers."""
     settings.RETRIEVAL_EXACT_MAX_CHUNKS = 10
-    settings.RETRIEVAL_LEXICAL_BUDGET = 5  # the four rare lexemes, not "water" (51 chunks)
-    # One candidate a side: the chosen lexemes' one chunk is enough (see the next test).
-    one = Fusion(candidates=1)
 
-    assert scored_by_the_lexical_side(notebook, QUESTION, fusion=one) == 1
-    hits = search(notebook, QUESTION, k=8, floor=0.5, fusion=one)
-    # Far from the query vector, below the floor: only the lexical side can bring it.
-    assert ORCHID in [hit.chunk.text for hit in hits]
+    hits = search(notebook, "Why was this?", k=8)
 
-
-def test_a_large_notebooks_rare_lexemes_that_match_too_few_are_joined_by_the_others(
-    settings, notebook, pond
-):
-    settings.RETRIEVAL_EXACT_MAX_CHUNKS = 10
-    settings.RETRIEVAL_LEXICAL_BUDGET = 5
-
-    # Chosen, the four rare lexemes match one chunk, fewer than the 30 candidates a side the
-    # exact path would rank: "water" is matched on too, its 50 other chunks within the cap.
-    assert scored_by_the_lexical_side(notebook, QUESTION) == COMMON + 1
-
-    # A word no chunk holds is the rarest by the statistics and the only one chosen: the
-    # question's other word finds the heron, far from the query vector, below the floor.
-    hits = search(notebook, "Where are the zzyzx herons?", k=8, floor=0.5)
-    assert "Herons stand still." in [hit.chunk.text for hit in hits]
-
-
-def test_a_large_notebook_finds_a_chunk_holding_every_word_of_the_question_but_the_rarest(
-    settings, monkeypatch, notebook, pond
-):
-    settings.RETRIEVAL_EXACT_MAX_CHUNKS = 10
-    settings.RETRIEVAL_LEXICAL_BUDGET = 0
-    monkeypatch.setattr(search_module, "LEXICAL_SHARE", 0)  # only the rarest lexeme chosen
-    # "blossom" (the orchid's) is as rare as the heron's three words and first by name, so
-    # chosen; the heron's chunk, below the floor, holds all three others.
-    question = "Do blossoms and herons stand still?"
-
-    hits = search(notebook, question, k=8, floor=0.5)
-
-    assert "Herons stand still." in [hit.chunk.text for hit in hits]
-    settings.RETRIEVAL_EXACT_MAX_CHUNKS = 10**6
-    assert [hit.chunk.pk for hit in search(notebook, question, k=8, floor=0.5)] == [
-        hit.chunk.pk for hit in hits
-    ]
-
-
-def test_a_large_notebooks_question_of_common_words_is_cut_at_the_cap(settings, notebook, pond):
-    settings.RETRIEVAL_EXACT_MAX_CHUNKS = 10
-    settings.RETRIEVAL_LEXICAL_BUDGET = 5
-    settings.RETRIEVAL_LEXICAL_CAP = 7
-
-    # Its rarest lexeme is in 50 chunks: matched on alone, and scored in 7 of them.
-    assert scored_by_the_lexical_side(notebook, "Where does water grow?") == 7
-    hits = search(notebook, "Where does water grow?", k=8)
     assert len(hits) == 8
-
-
-def test_a_large_notebooks_budget_and_cap_grow_with_it_up_to_the_most(
-    settings, monkeypatch, notebook, pond
-):
-    settings.RETRIEVAL_EXACT_MAX_CHUNKS = 10
-    settings.RETRIEVAL_LEXICAL_BUDGET = 0
-    settings.RETRIEVAL_LEXICAL_CAP = 1
-    monkeypatch.setattr(search_module, "LEXICAL_SHARE", 0.1)
-
-    # A tenth of its 52 chunks: the question's rarest lexeme alone (in 50), scored in 5.
-    assert scored_by_the_lexical_side(notebook, "Where does water grow?") == 5
-
-    monkeypatch.setattr(search_module, "LEXICAL_MOST", 3)
-    assert scored_by_the_lexical_side(notebook, "Where does water grow?") == 3
-
-    # The settings stay the least.
-    settings.RETRIEVAL_LEXICAL_CAP = 9
-    assert scored_by_the_lexical_side(notebook, "Where does water grow?") == 9
-
-
-def test_the_fused_score_still_counts_the_common_words_of_a_dense_hit(settings, notebook, pond):
-    """A chunk matched on no chosen lexeme but found by the dense side gets the full-text
-    score of all the question's words, as in a small notebook: same ranking both ways."""
-    question = "zygomorphic water reeds"
-    settings.RETRIEVAL_EXACT_MAX_CHUNKS = 10**6
-    small = [hit.chunk.pk for hit in search(notebook, question, k=8)]
-    settings.RETRIEVAL_EXACT_MAX_CHUNKS = 10
-    settings.RETRIEVAL_LEXICAL_BUDGET = 5
-
-    large = [hit.chunk.pk for hit in search(notebook, question, k=8)]
-
-    assert large == small
+    assert cte_rows(notebook, "Why was this?", "bm25_best") == 0

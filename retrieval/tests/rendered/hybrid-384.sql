@@ -188,135 +188,102 @@ pair_sets AS MATERIALIZED (
 -- The notebook's size decides the full-text path by the rule that sends its vectors through
 -- the index (`dense_path`, but for a notebook compared from its centre too): above
 -- `exact_max` chunks, and from `index_min_chunks` up when the notebook holds at least
--- `index_min_share` of the model's rows, it is matched through the model's full-text index
--- on its rarest words (`large`); a smaller share of a larger library would read other
--- notebooks' matches there. Bounded, a notebook of 5k-10k chunks ranked the same top 8 for
--- 79 of 80 and 75 of 80 questions in 0.7 of the time (bench/README.md, note 3l). A large
--- notebook's lexical budget and cap: `lexical_share` of its chunks, at least the settings'
--- and at most `lexical_most`. A fixed budget is a smaller share of a larger notebook, so it
--- drops more of the question's words there and ranks further from the exact path; the
--- ceiling is what the time allows (note 3i).
+-- `index_min_share` of the model's rows, its best matches come from the model's BM25 index
+-- (`large`, `bm25_best`); a smaller share of a larger library would find mostly other
+-- notebooks' chunks there. Without that index (being built, or its build failed) every
+-- notebook is matched exactly. `reach`: how many of the model's best the index hands over,
+-- so that about `reach_factor` times `candidates` of them are the notebook's (its share of
+-- the model's chunks), at most `reach_most`.
 bounded AS MATERIALIZED (
     SELECT chunks,
-           chunks > 10000
-           OR (chunks >= 4000
-               AND chunks >= 0.03::float8 * coalesce((
-                   SELECT reltuples FROM pg_class
-                   WHERE oid = to_regclass('library_chunk_hnsw_384_74a28a439c8d57ab') AND reltuples > 0), 'Infinity'))
-               AS large,
-           greatest(1000, least(chunks * 0.1::float8, 4000))
-               AS budget,
-           greatest(1000, least(chunks * 0.1::float8, 4000))::bigint
-               AS cap
-    FROM (SELECT coalesce(sum(chunk_count), 0) AS chunks FROM scope) AS notebook
+           (chunks > 10000
+            OR (chunks >= 4000
+                AND chunks >= 0.03::float8 * coalesce(rows, 'Infinity')))
+           AND to_regclass('library_chunk_bm25_74a28a439c8d57ab') IS NOT NULL AS large,
+           least(2000, ceil(1.5::float8 * 30
+                                    * coalesce(rows, chunks) / greatest(chunks, 1)))::bigint
+               AS reach
+    FROM (SELECT coalesce(sum(chunk_count), 0) AS chunks FROM scope) AS notebook,
+         (SELECT (SELECT reltuples FROM pg_class
+                  WHERE oid = to_regclass('library_chunk_hnsw_384_74a28a439c8d57ab') AND reltuples > 0) AS rows) AS model
 ),
 -- The share of all chunks holding each of the commonest lexemes (ANALYZE's sample, kept by
--- PostgreSQL in pg_stats: nothing to maintain); read only for a large notebook, through a
--- function (library/migrations/0018) so that the pg_stats view is not planned again in
--- every search (note 3j).
+-- PostgreSQL in pg_stats: nothing to maintain), read through a function (library/migrations/
+-- 0018) so that the pg_stats view is not planned again in every search (note 3j).
 lexeme_stats AS MATERIALIZED (
-    SELECT lexeme, frequency
-    FROM loupe_chunk_lexeme_frequencies()
-    WHERE (SELECT large FROM bounded)
+    SELECT lexeme, frequency FROM loupe_chunk_lexeme_frequencies()
 ),
--- A large notebook matches on the question's rarest lexemes only, as many as together are
--- expected in at most its budget of chunks (`bounded`; always the rarest one), so a common
--- word does not bring in half the notebook; a lexeme not among the commonest counts half the
--- least listed share, as the planner counts it.
-chosen_terms AS (
-    SELECT config, lexeme, query,
-           NOT (SELECT large FROM bounded) OR place = 1
-               OR expected <= (SELECT budget FROM bounded)
-               AS chosen
+-- The question's lexemes of each configuration with their weight in BM25, their idf: by
+-- their share of the chunks (a lexeme not among the commonest counts half the least listed
+-- share, as the planner counts it; with no statistics yet, every lexeme weighs the same).
+term_weights AS MATERIALIZED (
+    SELECT config, array_agg(lexeme ORDER BY lexeme) AS lexemes,
+           array_agg(ln(1 + (1 - share + 0.5 / n) / (share + 0.5 / n)) ORDER BY lexeme)
+               AS weights
     FROM (
-        SELECT t.config, t.lexeme, t.query,
-               row_number() OVER w AS place,
-               sum(coalesce(s.frequency,
-                            (SELECT min(frequency) / 2 FROM lexeme_stats), 0)) OVER w
-                   * (SELECT chunks FROM bounded) AS expected
-        FROM terms t
-        LEFT JOIN lexeme_stats s ON s.lexeme = t.lexeme
-        WINDOW w AS (PARTITION BY t.config
-                     ORDER BY coalesce(s.frequency, 0), t.lexeme ROWS UNBOUNDED PRECEDING)
-    ) ranked
+        SELECT t.config, t.lexeme,
+               coalesce(s.frequency, (SELECT min(frequency) / 2 FROM lexeme_stats), 0) AS share,
+               greatest((SELECT chunks FROM bounded), 1)::float8 AS n
+        FROM terms t LEFT JOIN lexeme_stats s ON s.lexeme = t.lexeme
+    ) weighed
+    GROUP BY config
 ),
--- `query`: every lexeme, to score with; `match_query`: the chosen ones, to find chunks with,
--- OR-ed: an AND finds nothing for most questions. A large notebook's chunks that hold none of
--- the chosen lexemes rank high only by holding most of the others (ts_rank counts a lexeme
--- more by its presence than by its repeats, and not by its rarity): `rest_query`, all the
--- others at once (from two on), finds those that hold every one of them; `more_query`, any of
--- them, is for a notebook where the chosen ones match too few (`more_matches`).
+-- Every lexeme of the question, OR-ed, per configuration: what a chunk must hold to match.
 queries AS (
-    SELECT config, string_agg(query::text, ' | ')::tsquery AS query,
-           (string_agg(query::text, ' | ') FILTER (WHERE chosen))::tsquery AS match_query,
-           CASE WHEN count(*) FILTER (WHERE NOT chosen) >= 2
-                THEN (string_agg(query::text, ' & ') FILTER (WHERE NOT chosen))::tsquery
-           END AS rest_query,
-           (string_agg(query::text, ' | ') FILTER (WHERE NOT chosen))::tsquery AS more_query
-    FROM chosen_terms GROUP BY config
+    SELECT config, string_agg(query::text, ' | ')::tsquery AS query
+    FROM terms GROUP BY config
 ),
--- A large notebook is matched per configuration through the model's full-text index (the
--- filter on the model is that partial index's predicate, library/vector_indexes.py: without
--- it no index serves). LATERAL ... OFFSET 0 and a step of its own, before the matches meet
--- the notebook's sources: otherwise the planner walked every source's chunks testing each,
--- or ran the index scan once per source (note 3d). Each match is ranked as it is read, and
--- read only as far as the cap (`matches`) asks: carried on to be ranked there, the full-text
--- vectors made every step after this one slower (note 3m).
--- The chosen lexemes and `rest_query` as two index scans, their matches OR-ed (`@@ ANY`): in
--- one query the index walked every lexeme's chunks, the common ones' too (note 3m).
+-- A large notebook's full text: the model's best chunks by BM25 from its index, which finds
+-- them without scoring every match (block-max WAND), over the question's lexemes of every
+-- configuration (the index holds the lexemes as each source was stemmed). The notebook's own
+-- are kept after the LIMIT (`index_matches`): as a filter of the index scan, it could no
+-- longer stop early (bench/README.md, note 3m). A question of stop words alone has no lexemes: an empty query, not NULL (NULL stops the
+-- server's process).
+bm25_best AS MATERIALIZED (
+    SELECT b.id, b.source_id
+    FROM library_chunk b
+    WHERE b.embedding_model = 'example/o''model'
+    ORDER BY loupe_lexeme_text(b.search_vector) <@> to_bm25query(
+        coalesce((SELECT string_agg(DISTINCT lexeme, ' ') FROM terms), ''), 'library_chunk_bm25_74a28a439c8d57ab')
+    LIMIT (SELECT reach FROM bounded)
+),
+-- Those in the notebook's sources, each ranked by loupe_bm25 as the exact path ranks (the
+-- index's own score weighs a word by the whole model's chunks, not quite the same). Its
+-- full-text vector read only for them (LATERAL ... OFFSET 0: joined plainly, the planner
+-- read every chunk of the notebook's sources).
 index_matches AS MATERIALIZED (
-    SELECT c.id, c.source_id, ts_rank(c.search_vector, q.query) AS score, q.config
-    FROM queries q
+    SELECT best.id, best.source_id,
+           loupe_bm25(c.search_vector, w.lexemes, w.weights, 1.2::float8) AS score, w.config
+    FROM bm25_best best
+    JOIN scope ON scope.id = best.source_id
+    JOIN term_weights w ON w.config = scope.search_config
     CROSS JOIN LATERAL (
-        SELECT c.id, c.source_id, c.search_vector
-        FROM library_chunk c
-        WHERE c.embedding_model = 'example/o''model'
-          AND c.search_vector @@ ANY(array_remove(ARRAY[q.match_query, q.rest_query], NULL))
-        OFFSET 0
+        SELECT c.search_vector FROM library_chunk c WHERE c.id = best.id OFFSET 0
     ) c
     WHERE (SELECT large FROM bounded)
-),
--- A large notebook in which those match fewer than `candidates` of its chunks (a word it does
--- not hold, or holds less often than the whole table's statistics say) is matched on its
--- other lexemes too, read after `index_matches` and as far as the cap asks (`matches`), in
--- no particular order; without them its full-text side found next to nothing where the
--- exact one finds their best chunks.
-more_matches AS MATERIALIZED (
-    SELECT c.id, c.source_id, ts_rank(c.search_vector, q.query) AS score, q.config
-    FROM queries q
-    CROSS JOIN LATERAL (
-        SELECT c.id, c.source_id, c.search_vector
-        FROM library_chunk c
-        WHERE c.embedding_model = 'example/o''model' AND c.search_vector @@ q.more_query
-          AND NOT c.search_vector @@ q.match_query
-          AND NOT coalesce(c.search_vector @@ q.rest_query, false)
-        OFFSET 0
-    ) c
-    WHERE (SELECT large FROM bounded) AND q.more_query IS NOT NULL
-      AND (SELECT count(*) FROM (
-               SELECT FROM index_matches m
-               JOIN scope ON scope.id = m.source_id AND scope.search_config = m.config
-               LIMIT 30) AS found) < 30
 ),
 -- A notebook searched exactly is matched in one bitmap scan: the model's full-text index
 -- ANDed with the source index on the array of the notebook's sources, so only its own
 -- matches are read from the table. Joined to `scope` row by row the planner ran the index
 -- once per source; testing each chunk decompresses every full-text vector; the index alone
 -- would read every notebook's matches, a cost that grows with the library (note 3f). Each
--- match is ranked as it is read (no vector nor full-text vector carried on, note 3h), held
--- to its source's configuration and the floor as `all_matches` holds the others, and only
--- the best `candidates` go on: `lexical` keeps no more, and the thousands of matches of a
--- notebook of a few thousand chunks were copied through two more steps (note 3j). OFFSET 0:
--- the matches first, then `scope`; pulled up into the join, the bitmap scan ran per source.
+-- match is ranked as it is read, by BM25 (loupe_bm25, postgres/loupe_rank: ts_rank weighs a
+-- common word as much as a rare one), held to its source's configuration and the floor as
+-- `all_matches` holds the others, and only the best `candidates` go on: `lexical` keeps no
+-- more, and the thousands of matches of a notebook of a few thousand chunks were copied
+-- through two more steps (note 3j). OFFSET 0: the matches first, then `scope`; pulled up
+-- into the join, the bitmap scan ran per source.
 notebook_matches AS MATERIALIZED (
     SELECT m.id, m.source_id, m.score, m.config
     FROM (
-        SELECT c.id, c.source_id, ts_rank(c.search_vector, q.query) AS score, q.config
+        SELECT c.id, c.source_id,
+               loupe_bm25(c.search_vector, w.lexemes, w.weights, 1.2::float8) AS score, q.config
         FROM queries q
+        JOIN term_weights w ON w.config = q.config
         CROSS JOIN LATERAL (
             SELECT c.id, c.source_id, c.search_vector
             FROM library_chunk c
-            WHERE c.embedding_model = 'example/o''model' AND c.search_vector @@ q.match_query
+            WHERE c.embedding_model = 'example/o''model' AND c.search_vector @@ q.query
               AND c.source_id = ANY((SELECT array_agg(id) FROM scope)::bigint[])
             OFFSET 0
         ) c
@@ -344,28 +311,15 @@ all_matches AS MATERIALIZED (
         FROM index_matches m
         JOIN scope ON scope.id = m.source_id AND scope.search_config = m.config
         WHERE (SELECT large FROM bounded)
-        UNION ALL
-        SELECT m.id, scope.capped, m.score
-        FROM more_matches m
-        JOIN scope ON scope.id = m.source_id AND scope.search_config = m.config
     ) m
     WHERE NOT m.capped
        OR (SELECT 1 - (f.embedding <=> %(vector)s::vector) FROM library_chunk f WHERE f.id = m.id)
           >= %(floor)s
 ),
--- A large notebook's matches are also cut at its cap (`bounded`; in no particular order): the
--- statistics are the whole table's and may underestimate a lexeme in this notebook. The
--- cut is here, not in `all_matches`: a LIMIT there made the planner walk the notebook's
--- chunks testing each; a CTE is planned for all its rows, yet read only as far as the LIMIT
--- asks.
-matches AS (
-    SELECT * FROM all_matches
-    LIMIT CASE WHEN (SELECT large FROM bounded) THEN (SELECT cap FROM bounded) END
-),
--- The full-text side's best `candidates`, by PostgreSQL's ts_rank.
+-- The full-text side's best `candidates`, by BM25.
 lexical AS (
     SELECT id, capped, score
-    FROM matches
+    FROM all_matches
     ORDER BY score DESC, id
     LIMIT 30
 ),
@@ -389,11 +343,13 @@ scored AS MATERIALIZED (
                WHERE false AND w.chunk_id = c.id AND w.model = 'example/o''model'),
                1 - ((c.embedding - o.point) <=> o.query)) AS similarity,
            -- Its ts_rank against all the question's lexemes, computed for the pool alone, so
-           -- a large notebook's chunk that the full-text side did not match on (it lacks the
-           -- rarer lexemes) or did not reach (the cap) scores as it would among all the
-           -- matches. (Looking `lexical`'s score up instead cost more; not through `queries`:
-           -- a second reference made it a materialized CTE whose row estimate turned
-           -- `all_matches` into a walk through the notebook's chunks.)
+           -- a chunk the full-text side did not reach scores as it would among its matches.
+           -- ts_rank, not the BM25 that chose the full-text side's candidates: it counts how
+           -- many of the question's words a passage holds, which fused with the similarity
+           -- ranked covid-qa-dev as before, where BM25 here ranked it lower (bench/README.md,
+           -- note 3m). (Looking `lexical`'s score up instead cost more; not through
+           -- `queries`: a second reference made it a materialized CTE whose row estimate
+           -- turned `all_matches` into a walk through the notebook's chunks.)
            coalesce((
                SELECT ts_rank(c.search_vector, q.query)
                FROM scope
