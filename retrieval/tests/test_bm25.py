@@ -169,8 +169,9 @@ def test_a_large_notebook_asks_the_index_for_more_when_it_is_a_small_share_of_th
         name = vector_indexes.index_name(model=MODEL, dimensions=3)
         cursor.execute("UPDATE pg_class SET reltuples = 520 WHERE relname = %s", [name])
 
-    # The notebook a tenth of the model: 450 asked, the 51 matches there are.
-    assert cte_rows(notebook, QUESTION, "bm25_best") == 51
+    # The notebook a tenth of the model: 450 asked, all the index holds for the question
+    # (its 51 matches; pg_textsearch may add a chunk scoring 0 once the matches run out).
+    assert cte_rows(notebook, QUESTION, "bm25_best") >= 51
 
     monkeypatch.setattr(search_module, "REACH_MOST", 20)
     assert cte_rows(notebook, QUESTION, "bm25_best") == 20
