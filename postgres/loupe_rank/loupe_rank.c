@@ -13,21 +13,35 @@
  * loupe_lexeme_text(doc): the lexemes of `doc`, each as many times as it has positions,
  * separated by spaces: the text the BM25 index reads (under the 'simple' configuration, so
  * that it counts the lexemes each source was stemmed into, in whatever language).
+ *
+ * loupe_lexeme_share(rel, column, lexeme): the share of `rel`'s rows whose full-text vector
+ * in `column` holds `lexeme`, from ANALYZE's sample of its commonest lexemes (pg_statistic's
+ * MCELEM slot, which pg_stats shows as most_common_elems): a lexeme not listed counts half
+ * the least listed share, as the planner counts it; with no statistics yet, 0. The idf of
+ * BM25 weighs each of the question's words by it. Read through pg_stats instead, the whole
+ * list (a thousand lexemes) was cast to text and parsed again in every search.
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
+#include "catalog/pg_statistic.h"
 #include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
+#include "miscadmin.h"
 #include "tsearch/ts_type.h"
 #include "tsearch/ts_utils.h"
+#include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
 
 PG_MODULE_MAGIC;
 
 PG_FUNCTION_INFO_V1(loupe_bm25);
 PG_FUNCTION_INFO_V1(loupe_lexeme_text);
+PG_FUNCTION_INFO_V1(loupe_lexeme_share);
 
 static int
 entry_frequency(TSVector doc, WordEntry *entry)
@@ -122,4 +136,56 @@ loupe_lexeme_text(PG_FUNCTION_ARGS)
 	}
 	PG_FREE_IF_COPY(doc, 0);
 	PG_RETURN_TEXT_P(cstring_to_text_with_len(out.data, out.len));
+}
+
+Datum
+loupe_lexeme_share(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	char	   *column = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	text	   *lexeme = PG_GETARG_TEXT_PP(2);
+	AttrNumber	attnum = get_attnum(relid, column);
+	HeapTuple	statistics;
+	AttStatsSlot slot;
+	float8		share = 0;
+	int			i;
+
+	if (attnum == InvalidAttrNumber)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_COLUMN),
+				 errmsg("loupe_lexeme_share: relation %u has no column \"%s\"", relid, column)));
+	/* What pg_stats shows only to those who may read the column. */
+	if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK &&
+		pg_attribute_aclcheck(relid, attnum, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("loupe_lexeme_share: permission denied for column \"%s\"", column)));
+	statistics = SearchSysCache3(STATRELATTINH, ObjectIdGetDatum(relid),
+								 Int16GetDatum(attnum), BoolGetDatum(false));
+	if (!HeapTupleIsValid(statistics))
+		PG_RETURN_FLOAT8(0);
+	if (get_attstatsslot(&slot, statistics, STATISTIC_KIND_MCELEM, InvalidOid,
+						 ATTSTATSSLOT_VALUES | ATTSTATSSLOT_NUMBERS))
+	{
+		/* The numbers: each listed lexeme's share, then the least and the greatest of them. */
+		if (slot.nvalues > 0 && slot.nnumbers >= slot.nvalues + 2)
+		{
+			share = slot.numbers[slot.nvalues] / 2;
+			for (i = 0; i < slot.nvalues; i++)
+			{
+				text	   *listed = DatumGetTextPP(slot.values[i]);
+
+				if (VARSIZE_ANY_EXHDR(listed) == VARSIZE_ANY_EXHDR(lexeme) &&
+					memcmp(VARDATA_ANY(listed), VARDATA_ANY(lexeme),
+						   VARSIZE_ANY_EXHDR(lexeme)) == 0)
+				{
+					share = slot.numbers[i];
+					break;
+				}
+			}
+		}
+		free_attstatsslot(&slot);
+	}
+	ReleaseSysCache(statistics);
+	PG_RETURN_FLOAT8(share);
 }

@@ -178,24 +178,20 @@ bounded AS MATERIALIZED (
          (SELECT (SELECT reltuples FROM pg_class
                   WHERE oid = to_regclass({hnsw_index}) AND reltuples > 0) AS rows) AS model
 ),
--- The share of all chunks holding each of the commonest lexemes (ANALYZE's sample, kept by
--- PostgreSQL in pg_stats: nothing to maintain), read through a function (library/migrations/
--- 0018) so that the pg_stats view is not planned again in every search (note 3j).
-lexeme_stats AS MATERIALIZED (
-    SELECT lexeme, frequency FROM loupe_chunk_lexeme_frequencies()
-),
 -- The question's lexemes of each configuration with their weight in BM25, their idf: by
--- their share of the chunks (a lexeme not among the commonest counts half the least listed
--- share, as the planner counts it; with no statistics yet, every lexeme weighs the same).
+-- their share of all chunks, from ANALYZE's sample of the commonest lexemes, which PostgreSQL
+-- keeps (nothing to maintain); a lexeme not among them counts half the least listed share, as
+-- the planner counts it; with no statistics yet, every lexeme weighs the same
+-- (loupe_lexeme_share, postgres/loupe_rank).
 term_weights AS MATERIALIZED (
     SELECT config, array_agg(lexeme ORDER BY lexeme) AS lexemes,
            array_agg(ln(1 + (1 - share + 0.5 / n) / (share + 0.5 / n)) ORDER BY lexeme)
                AS weights
     FROM (
         SELECT t.config, t.lexeme,
-               coalesce(s.frequency, (SELECT min(frequency) / 2 FROM lexeme_stats), 0) AS share,
+               loupe_lexeme_share('library_chunk', 'search_vector', t.lexeme) AS share,
                greatest((SELECT chunks FROM bounded), 1)::float8 AS n
-        FROM terms t LEFT JOIN lexeme_stats s ON s.lexeme = t.lexeme
+        FROM terms t
     ) weighed
     GROUP BY config
 ),

@@ -126,6 +126,33 @@ def test_loupe_lexeme_text_repeats_each_lexeme_as_often_as_it_occurs():
     assert scalar("SELECT loupe_lexeme_text(''::tsvector)") == ""
 
 
+def test_loupe_lexeme_share_reads_each_word_s_share_of_the_chunks_from_the_statistics(pond):
+    def share(lexeme: str) -> float:
+        return scalar("SELECT loupe_lexeme_share('library_chunk', 'search_vector', %s)", [lexeme])
+
+    # ANALYZE (the pond fixture) read every chunk: "water" is in 51 of the table's chunks,
+    # "zygomorph" in one; a word it did not list counts half the least listed share.
+    chunks = scalar("SELECT count(*) FROM library_chunk WHERE search_vector IS NOT NULL")
+    assert share("water") == pytest.approx(51 / chunks, rel=1e-6)
+    listed = scalar(
+        "SELECT min(e.f) FROM pg_stats s, unnest(s.most_common_elems::text::text[], "
+        "s.most_common_elem_freqs) AS e(lexeme, f) "
+        "WHERE s.tablename = 'library_chunk' AND s.attname = 'search_vector' "
+        "AND e.lexeme IS NOT NULL"
+    )
+    assert share("absentword") == pytest.approx(listed / 2)
+    assert share("absentword") < share("zygomorph") < share("water")
+    with pytest.raises(DatabaseError, match='no column "nothing"'):
+        scalar("SELECT loupe_lexeme_share('library_chunk', 'nothing', 'water')")
+
+
+@pytest.mark.django_db
+def test_loupe_lexeme_share_is_0_for_every_word_before_the_first_statistics():
+    with connection.cursor() as cursor:
+        cursor.execute("CREATE TEMPORARY TABLE unanalysed (v tsvector)")
+    assert scalar("SELECT loupe_lexeme_share('unanalysed', 'v', 'water')") == 0
+
+
 def test_a_small_notebook_ranks_a_rare_word_above_a_common_one(settings, notebook, pond):
     """ts_rank scores a chunk holding "reeds" (50 of them) as one holding "zygomorphic" (the
     orchid alone): its best match was a reed bed; BM25 weighs the rare word more."""
