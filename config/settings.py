@@ -301,7 +301,7 @@ RETRIEVAL_GENERATED_SLOTS = env_int("RETRIEVAL_GENERATED_SLOTS", 2, minimum=0)
 # (INDEX_MIN_CHUNKS and INDEX_MIN_SHARE in retrieval/search.py; measured: bench/README.md).
 RETRIEVAL_EXACT_MAX_CHUNKS = env_int("RETRIEVAL_EXACT_MAX_CHUNKS", 10_000, minimum=0)
 # Candidates HNSW keeps while it searches (pgvector's hnsw.ef_search): recall against time.
-RETRIEVAL_HNSW_EF_SEARCH = env_int("RETRIEVAL_HNSW_EF_SEARCH", 400, minimum=1)
+RETRIEVAL_HNSW_EF_SEARCH = env_int("RETRIEVAL_HNSW_EF_SEARCH", 500, minimum=1)
 if RETRIEVAL_HNSW_EF_SEARCH > 1000:  # pgvector refuses more, in every large notebook's search
     raise ImproperlyConfigured(
         "RETRIEVAL_HNSW_EF_SEARCH must be at most 1000 (pgvector's limit for hnsw.ef_search), "
