@@ -193,19 +193,26 @@ pair_sets AS MATERIALIZED (
 -- notebooks' chunks there. Without that index (being built, or its build failed) every
 -- notebook is matched exactly. `reach`: how many of the model's best the index hands over,
 -- so that about `reach_factor` times `candidates` of them are the notebook's (its share of
--- the model's chunks), at most `reach_most`.
+-- the model's chunks), at most `reach_most`. `index_limit`: the index told the same number,
+-- through its setting for a scan whose LIMIT it cannot see (this one's is a subquery), so it
+-- scores that many and not its default thousand (it scores more again if more are read).
+-- Computed with `reach`, before the scan starts: `bm25_best`'s LIMIT reads both.
 bounded AS MATERIALIZED (
-    SELECT chunks,
-           (chunks > 10000
-            OR (chunks >= 4000
-                AND chunks >= 0.03::float8 * coalesce(rows, 'Infinity')))
-           AND to_regclass('library_chunk_bm25_74a28a439c8d57ab') IS NOT NULL AS large,
-           least(2000, ceil(1.5::float8 * 30
-                                    * coalesce(rows, chunks) / greatest(chunks, 1)))::bigint
-               AS reach
-    FROM (SELECT coalesce(sum(chunk_count), 0) AS chunks FROM scope) AS notebook,
-         (SELECT (SELECT reltuples FROM pg_class
-                  WHERE oid = to_regclass('library_chunk_hnsw_5000_74a28a439c8d57ab') AND reltuples > 0) AS rows) AS model
+    SELECT chunks, large, reach,
+           set_config('pg_textsearch.default_limit', greatest(reach, 1)::text, true) AS index_limit
+    FROM (
+        SELECT chunks,
+               (chunks > 10000
+                OR (chunks >= 4000
+                    AND chunks >= 0.03::float8 * coalesce(rows, 'Infinity')))
+               AND to_regclass('library_chunk_bm25_74a28a439c8d57ab') IS NOT NULL AS large,
+               least(2000, ceil(1.5::float8 * 30
+                                        * coalesce(rows, chunks) / greatest(chunks, 1)))::bigint
+                   AS reach
+        FROM (SELECT coalesce(sum(chunk_count), 0) AS chunks FROM scope) AS notebook,
+             (SELECT (SELECT reltuples FROM pg_class
+                      WHERE oid = to_regclass('library_chunk_hnsw_5000_74a28a439c8d57ab') AND reltuples > 0) AS rows) AS model
+    ) sized
 ),
 -- The question's lexemes of each configuration with their weight in BM25, their idf: by
 -- their share of all chunks, from ANALYZE's sample of the commonest lexemes, which PostgreSQL
@@ -241,7 +248,7 @@ bm25_best AS MATERIALIZED (
     WHERE b.embedding_model = 'example/o''model'
     ORDER BY loupe_lexeme_text(b.search_vector) <@> to_bm25query(
         coalesce((SELECT string_agg(DISTINCT lexeme, ' ') FROM terms), ''), 'library_chunk_bm25_74a28a439c8d57ab')
-    LIMIT (SELECT reach FROM bounded)
+    LIMIT (SELECT reach FROM bounded WHERE index_limit IS NOT NULL)
 ),
 -- Those in the notebook's sources, each ranked by loupe_bm25 as the exact path ranks (the
 -- index's own score weighs a word by the whole model's chunks, not quite the same). Its
