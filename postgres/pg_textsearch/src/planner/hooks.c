@@ -2004,6 +2004,32 @@ tp_planner_hook(
 		replace_scores_in_plan(result->planTree, &oid_cache);
 	}
 
+	/*
+	 * Loupe: a BM25 index scan inside a CTE, an InitPlan or a SubPlan is
+	 * planned into result->subplans, which the walk above never reaches: its
+	 * score stayed the real operator, computed again for every row it
+	 * returned (many times the scan's own cost). Those plans get the same
+	 * replacement. Not gated on query_has_bm25_operators: a prepared
+	 * statement planned again (after an invalidation) is planned without
+	 * being parsed again, when that flag belongs to the last statement
+	 * parsed; the walk finds the scans itself.
+	 */
+	if (result->subplans != NIL)
+	{
+		ListCell   *lc;
+
+		foreach (lc, result->subplans)
+		{
+			Plan	   *subplan = (Plan *)lfirst(lc);
+
+			if (subplan != NULL && plan_has_bm25_indexscan(subplan, &oid_cache))
+				replace_scores_in_plan(subplan, &oid_cache);
+		}
+	}
+	if (!query_has_bm25_operators && result->planTree != NULL &&
+		plan_has_bm25_indexscan(result->planTree, &oid_cache))
+		replace_scores_in_plan(result->planTree, &oid_cache);
+
 	return result;
 }
 
