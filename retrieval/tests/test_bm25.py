@@ -9,7 +9,7 @@ import json
 
 import pytest
 from django.contrib.postgres.search import SearchVector
-from django.db import DatabaseError, connection, transaction
+from django.db import DatabaseError, connection
 
 from library import vector_indexes
 from library.models import Chunk, Source
@@ -178,30 +178,41 @@ def test_a_large_notebook_takes_its_matches_from_the_bm25_index(settings, notebo
     assert cte_rows(notebook, QUESTION, "notebook_matches") == 0
 
 
-@pytest.mark.django_db(transaction=True)  # the index committed: usable by the planner
-def test_the_bm25_index_s_rows_carry_the_score_it_computed_not_one_computed_again(pond):
+@pytest.mark.django_db
+def test_the_bm25_index_s_rows_carry_the_score_it_computed_not_one_computed_again():
     """pg_textsearch's planner hook gives the rows of its scan the score the scan computed (a
     stub); it skipped a scan in a CTE, as hybrid.sql's `bm25_best` is, and a plan made again
     without its statement parsed again (a prepared statement's, as the search's): there the
     real operator ran once more for every row, many times the scan's own cost
-    (postgres/pg_textsearch/LOUPE.md). EXECUTE plans without parsing the statement again."""
-    index = vector_indexes.bm25_index_name(model=MODEL)
-    with transaction.atomic(), connection.cursor() as cursor:
+    (postgres/pg_textsearch/LOUPE.md). EXECUTE plans without parsing the statement again.
+    A table of its own, written before its index: an index made in the test's transaction
+    over rows updated in it would not be used by that transaction."""
+    with connection.cursor() as cursor:
+        cursor.execute("CREATE TEMPORARY TABLE scored (id int, v tsvector)")
+        cursor.execute(
+            "INSERT INTO scored SELECT n, to_tsvector('simple', 'reeds water ' || "
+            "CASE WHEN n = 7 THEN 'zygomorph' ELSE '' END) FROM generate_series(1, 200) n"
+        )
+        cursor.execute(
+            "CREATE INDEX scored_bm25 ON scored USING "
+            + vector_indexes.BM25_METHOD.replace("search_vector", "v")
+        )
         # As the search's settings do (enable_sort); the table is too small for the planner
         # to prefer the index on its own.
         for method in ("seqscan", "bitmapscan", "sort"):
             cursor.execute(f"SET LOCAL enable_{method} = off")
         cursor.execute(
             "PREPARE best AS WITH best AS MATERIALIZED ("
-            "  SELECT c.id FROM library_chunk c WHERE c.embedding_model = %s"
-            "  ORDER BY loupe_lexeme_text(c.search_vector) <@> to_bm25query('zygomorph', %s)"
-            "  LIMIT 5) SELECT id FROM best",
-            [MODEL, index],
+            "  SELECT id FROM scored"
+            "  ORDER BY loupe_lexeme_text(v) <@> to_bm25query('zygomorph water', 'scored_bm25')"
+            "  LIMIT 5) SELECT id FROM best"
         )
+        cursor.execute("EXECUTE best")
+        assert cursor.fetchall()[0] == (7,)
         cursor.execute("EXPLAIN (VERBOSE, COSTS OFF) EXECUTE best")
         plan = [row[0] for row in cursor.fetchall()]
         cursor.execute("DEALLOCATE best")
-    (scan,) = [n for n, line in enumerate(plan) if f"Index Scan using {index}" in line]
+    (scan,) = [n for n, line in enumerate(plan) if "Index Scan using scored_bm25" in line]
     assert "Output:" in plan[scan + 1]
     assert "bm25_get_current_score()" in plan[scan + 1]
     assert "<@>" not in plan[scan + 1]
