@@ -1,3 +1,5 @@
+from importlib import import_module
+
 from django.db import migrations
 
 # The hybrid search's idf reads each of the question's lexemes' share of the chunks from
@@ -12,22 +14,8 @@ UPDATE_MISSING = (
     "server as docs/deploy.md says. PostgreSQL said: {error}"
 )
 
-OLD_FUNCTION = """
-CREATE OR REPLACE FUNCTION loupe_chunk_lexeme_frequencies()
-RETURNS TABLE (lexeme text, frequency real)
-LANGUAGE plpgsql STABLE
-AS $$
-BEGIN
-    RETURN QUERY
-    SELECT e.lexeme, e.frequency
-    FROM pg_stats s,
-         unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs)
-             AS e(lexeme, frequency)
-    WHERE s.schemaname = current_schema() AND s.tablename = 'library_chunk'
-      AND s.attname = 'search_vector' AND e.lexeme IS NOT NULL;
-END
-$$
-"""
+# Undone, 0018's function comes back as it made it.
+OLD_FUNCTION = import_module("library.migrations.0018_chunk_lexeme_frequencies").CREATE
 
 
 def update_extension(apps, schema_editor):
