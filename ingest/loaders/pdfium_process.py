@@ -1,16 +1,17 @@
 """Reading a PDF's text layer with PDFium in a child process (pdfium_text.py), so that a
 file that crashes or hangs PDFium fails its source instead of killing or holding the worker.
 
-The child costs a process start (~0.1 s quiet, ~0.5 s at load 7-11, bench/README.md note 1),
-paid before it is needed: a process keeps one child waiting for the next file
-(waiting_child.py). The pages' text comes through a pipe and is reported as it arrives, for
-the source's progress.
+A child costs a process start (~0.1 s quiet, ~0.5 s at load 7-11, bench/README.md note 1),
+paid before it is needed: a process keeps children waiting for the next file
+(waiting_child.py). The pages are shared among READERS children, one per core; their text
+comes through pipes and is reported as it arrives, for the source's progress.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 import signal
 import subprocess
 import threading
@@ -30,6 +31,12 @@ logger = logging.getLogger(__name__)
 SCRIPT = Path(__file__).with_name("pdfium_text.py")
 
 _waiting = WaitingChild(text=True)
+
+# Children that read a PDF's pages at once, each its share (pdfium_text.py): the extraction
+# is most of reading a text PDF, and on two cores two children take about half as long
+# (bench/README.md, note 1). More than four would mostly wait for the one process that
+# cleans the pages they send.
+READERS = max(1, min(4, len(os.sched_getaffinity(0))))
 
 
 class CannotOpen(Exception):
@@ -56,43 +63,55 @@ def read(
     on_page: Callable[[int, int], None] | None = None,
     each_page: Callable[[str], str] = str,
 ) -> RawLayer:
-    """Read the PDF's page count, outline, labels and (`with_text`) pages in a child;
-    `each_page` is applied to each page's text as it arrives.
+    """Read the PDF's page count, outline, labels and (`with_text`) pages in children (the
+    pages by READERS of them at once); `each_page` is applied to each page's text as it
+    arrives.
 
-    Raises CannotOpen when PDFium cannot open it, LoaderError when the child crashed, hung
+    Raises CannotOpen when PDFium cannot open it, LoaderError when a child crashed, hung
     past PDF_READ_SECONDS, or stopped early. A page count out of bounds comes back with
     nothing else: the caller refuses it."""
-    # A child started after the last read, its imports done (waiting_child.py).
-    started = _waiting.take(SCRIPT)
-    child = started.process
-    asked = {"path": str(path), "max_pages": settings.PDF_MAX_PAGES, "text": with_text}
-    assert child.stdin is not None
-    try:
-        child.stdin.write(json.dumps(asked) + "\n")
-        child.stdin.close()
-    except BrokenPipeError:
-        pass  # it died; its exit says how
+    parts = READERS if with_text else 1
+    # Children started after the last read, their imports done (waiting_child.py).
+    children = [_waiting.take(SCRIPT) for _ in range(parts)]
+    for part, child in enumerate(children):
+        asked = {
+            "path": str(path),
+            "max_pages": settings.PDF_MAX_PAGES,
+            "text": with_text,
+            "part": part,
+            "parts": parts,
+        }
+        stdin = child.process.stdin
+        assert stdin is not None
+        try:
+            stdin.write(json.dumps(asked) + "\n")
+            stdin.close()
+        except BrokenPipeError:
+            pass  # it died; its exit says how
     # A timer, not a timeout on each read: a page that never comes must not hold us.
     timed_out = threading.Event()
 
     def stop() -> None:
         timed_out.set()
-        child.kill()
+        for child in children:
+            child.process.kill()
 
     timer = threading.Timer(settings.PDF_READ_SECONDS, stop)
     timer.start()
     try:
-        layer = _read_output(child, path, on_page, each_page)
-        returncode = child.wait()
+        layer = _read_output([child.process for child in children], path, on_page, each_page)
+        returncodes = [child.process.wait() for child in children]
     finally:
         timer.cancel()
-        if child.poll() is None:
-            child.kill()
-            child.wait()
-        started.errors.seek(0)
-        said = started.errors.read().decode(errors="replace").strip()
-        started.end()
-        _waiting.refill(SCRIPT)
+        said = []
+        for child in children:
+            if child.process.poll() is None:
+                child.process.kill()
+                child.process.wait()
+            child.errors.seek(0)
+            said.append(child.errors.read().decode(errors="replace").strip())
+            child.end()
+        _waiting.refill(SCRIPT, count=READERS)
     if timed_out.is_set():
         logger.warning("PDFium took over %s s on %s; stopped", settings.PDF_READ_SECONDS, path.name)
         raise LoaderError(
@@ -102,18 +121,17 @@ def read(
                 seconds=settings.PDF_READ_SECONDS,
             )
         )
-    if returncode != 0 or layer is None:
+    crashed = next((index for index, code in enumerate(returncodes) if code != 0), None)
+    if crashed is not None or layer is None:
+        how = describe_exit(returncodes[crashed or 0])
         logger.warning(
-            "PDFium's child ended with %s on %s: %s",
-            describe_exit(returncode),
-            path.name,
-            said[-500:],
+            "PDFium's child ended with %s on %s: %s", how, path.name, said[crashed or 0][-500:]
         )
         raise LoaderError(
             Text(
                 "The PDF reader crashed on this file (%(how)s). The file may be damaged or "
                 "built to attack PDF readers; Loupe cannot read it.",
-                how=describe_exit(returncode),
+                how=how,
             )
         )
     in_bounds = 0 < layer.page_count <= settings.PDF_MAX_PAGES
@@ -129,19 +147,22 @@ def read(
 
 
 def _read_output(
-    child: subprocess.Popen[str],
+    children: list[subprocess.Popen[str]],
     path: Path,
     on_page: Callable[[int, int], None] | None,
     each_page: Callable[[str], str],
 ) -> RawLayer | None:
-    """The layer from the child's lines as they come; None if it said nothing whole."""
-    assert child.stdout is not None
-    head = child.stdout.readline()
-    if not head.endswith("\n"):
-        return None  # it ended (crashed, or was stopped) before its first line
-    document = json.loads(head)
+    """The layer from the children's lines as they come, each page from the child that
+    read it; None if one said nothing whole."""
+    heads = []
+    for child in children:
+        assert child.stdout is not None
+        head = child.stdout.readline()
+        if not head.endswith("\n"):
+            return None  # it ended (crashed, or was stopped) before its first line
+        heads.append(json.loads(head))
+    document = heads[0]
     if "cannot_open" in document:
-        child.wait()
         raise CannotOpen(document["cannot_open"])
     layer = RawLayer(page_count=document["pages"], title=document.get("title", ""))
     if document.get("outline_error"):
@@ -153,9 +174,15 @@ def _read_output(
         for level, title, page in document.get("outline", [])
     ]
     layer.labels = {int(number): label for number, label in document.get("labels", {}).items()}
-    for number, line in enumerate(child.stdout, start=1):
+    if not 0 < layer.page_count <= settings.PDF_MAX_PAGES:
+        return layer
+    for number in range(1, layer.page_count + 1):
+        # Page n is the ((n - 1) // parts)-th line after the head of child (n - 1) % parts.
+        stdout = children[(number - 1) % len(children)].stdout
+        assert stdout is not None
+        line = stdout.readline()
         if not line.endswith("\n"):
-            break  # cut off mid-line: the child died writing it
+            break  # cut off: the child died, or was stopped
         page = json.loads(line)
         if page.get("error"):
             logger.warning("page %s of %s could not be read: %s", number, path.name, page["error"])

@@ -7,9 +7,14 @@ crash kills only the child, and the source fails saying so.
 
 It imports nothing but the standard library and pypdfium2 (no Django): a child starts in
 ~0.1 s, and can be started before there is a file for it (waiting_child.py): it reads what
-to read as one JSON line on its input ({"path", "max_pages", "text"}). It prints JSON, one
-object a line: first the document's page count, outline and page labels and metadata title
-(or why it cannot be opened), then each page's text in page order (with "text" true).
+to read as one JSON line on its input ({"path", "max_pages", "text", "part", "parts"}). It
+prints JSON, one object a line: first the document's page count, outline and page labels and
+metadata title (or why it cannot be opened), then each page's text in page order (with
+"text" true).
+
+A long PDF is read by `parts` children at once, on as many cores: the child of `part` k
+reads pages k, k + parts, k + 2 × parts … (numbered from 0), and only the first says more of
+the document than its page count.
 
     python -I pdfium_text.py   (then {"path": FILE, "max_pages": N, "text": true} on its input)
 """
@@ -86,15 +91,27 @@ def main() -> None:
         return  # a waiting reader that was never given a file
     asked = json.loads(first)
     path, max_pages, with_text = asked["path"], int(asked["max_pages"]), bool(asked["text"])
+    part, parts = int(asked.get("part", 0)), int(asked.get("parts", 1))
     try:
         document = pdfium.PdfDocument(path)
     except pdfium.PdfiumError as exc:
         _emit({"cannot_open": str(exc)})
         return
     page_count = len(document)
-    if not 0 < page_count <= max_pages:
-        _emit({"pages": page_count})  # the caller refuses it; nothing more to read
-        return
+    if not 0 < page_count <= max_pages or part > 0:
+        # Out of bounds: the caller refuses it, nothing more to read. A later part: the
+        # first part says the rest.
+        _emit({"pages": page_count})
+    else:
+        _describe(document, page_count)
+    if with_text and 0 < page_count <= max_pages:
+        for index in range(part, page_count, parts):
+            _emit(_page_text(document, index))
+    document.close()
+
+
+def _describe(document: pdfium.PdfDocument, page_count: int) -> None:
+    """Print the page count, outline, page labels and metadata title."""
     outline, outline_error = _outline(document)
     try:
         title = document.get_metadata_value("Title")[:MAX_TITLE_CHARS]
@@ -111,10 +128,6 @@ def main() -> None:
             "title": title,
         }
     )
-    if with_text:
-        for index in range(page_count):
-            _emit(_page_text(document, index))
-    document.close()
 
 
 if __name__ == "__main__":

@@ -1,9 +1,10 @@
-"""A PDFium child (pdfium_text.py, pdfium_pages.py) started before there is a file for it.
+"""PDFium children (pdfium_text.py, pdfium_pages.py) started before there is a file for them.
 
 A child's start and imports take longer than reading a short PDF or drawing a page
-(bench/README.md, note 1). So a process keeps one child of each script started, its imports
-done, waiting for its first line on its input (what to read); whoever needs one takes it and
-leaves another waiting for the next. Each child still reads one file and ends: what a hostile
+(bench/README.md, note 1). So a process keeps children of each script started (as many as
+one use takes: a PDF's text is read by several at once), their imports done, each waiting
+for its first line on its input (what to read); whoever needs them takes them and leaves
+others waiting for the next use. Each child still reads one file and ends: what a hostile
 file does to PDFium dies with it.
 """
 
@@ -55,30 +56,31 @@ class Child:
 
 
 class WaitingChild:
-    """The one child of a script kept started in this process for its next use."""
+    """The children of a script kept started in this process for their next use."""
 
     def __init__(self, *, text: bool) -> None:
         self._text = text
         self._lock = threading.Lock()
-        self._child: Child | None = None
+        self._children: list[Child] = []
 
     def take(self, script: Path) -> Child:
-        """The waiting child when it is alive and runs `script`; else a new one."""
-        with self._lock:
-            child, self._child = self._child, None
-        if child is not None and child.process.poll() is None and child.script == script:
-            return child
-        if child is not None:  # never given a file: nothing of it is lost
-            child.process.kill()
+        """A waiting child when one is alive and runs `script`; else a new one."""
+        while True:
+            with self._lock:
+                child = self._children.pop(0) if self._children else None
+            if child is None:
+                return Child.start(script, text=self._text)
+            if child.process.poll() is None and child.script == script:
+                return child
+            child.process.kill()  # never given a file: nothing of it is lost
             child.end()
-        return Child.start(script, text=self._text)
 
-    def refill(self, script: Path) -> None:
-        """Start a child of `script` to wait for the next use, unless one waits already."""
+    def refill(self, script: Path, *, count: int = 1) -> None:
+        """Start children of `script` until `count` wait for the next use."""
         with self._lock:
-            if self._child is None:
-                self._child = Child.start(script, text=self._text)
+            while len(self._children) < count:
+                self._children.append(Child.start(script, text=self._text))
 
     def waiting(self) -> Child | None:
-        """The child waiting now, if any (tests)."""
-        return self._child
+        """The child that would be taken next, if any (tests)."""
+        return self._children[0] if self._children else None

@@ -95,7 +95,8 @@ def test_a_reader_that_stalls_is_stopped_after_pdf_read_seconds(tmp_path, monkey
 
     with pytest.raises(LoaderError, match="took longer than 1 seconds"):
         read_text_layer(FOUR_PAGES, on_page=lambda number, total: pages.append(number))
-    assert pages == [1]  # the first page came through before it stalled
+    # Each child's first page came through before it stalled on its second.
+    assert pages == list(range(1, min(pdfium_process.READERS, 4) + 1))
 
 
 def test_the_child_reads_what_pdfium_reads_in_process():
@@ -109,6 +110,51 @@ def test_the_child_reads_what_pdfium_reads_in_process():
     }
     assert layer.page_count == 4
     assert layer.texts == expected
+
+
+@pytest.mark.parametrize("readers", [1, 3])
+def test_pages_shared_among_children_come_back_in_order(monkeypatch, readers):
+    import pypdfium2 as pdfium
+
+    monkeypatch.setattr(pdfium_process, "READERS", readers)
+    heard = []
+
+    layer = pdfium_process.read(
+        FOUR_PAGES, with_text=True, on_page=lambda number, total: heard.append((number, total))
+    )
+
+    document = pdfium.PdfDocument(FOUR_PAGES)
+    assert list(layer.texts) == [1, 2, 3, 4]
+    assert layer.texts == {
+        index + 1: document[index].get_textpage().get_text_range() for index in range(4)
+    }
+    assert heard == [(1, 4), (2, 4), (3, 4), (4, 4)]
+
+
+def test_a_crash_in_the_child_that_reads_later_pages_fails_the_read(tmp_path, monkeypatch):
+    """The second child dies on page 2 while the first reads pages 1 and 3 whole."""
+    monkeypatch.setattr(pdfium_process, "READERS", 2)
+    script = tmp_path / "second_child_crashes.py"
+    script.write_text(
+        f"""
+import os, runpy, signal
+import pypdfium2
+
+real = pypdfium2.PdfDocument.__getitem__
+
+def page(document, index):
+    if index == 1:
+        os.kill(os.getpid(), signal.SIGSEGV)
+    return real(document, index)
+
+pypdfium2.PdfDocument.__getitem__ = page
+runpy.run_path({str(REAL_SCRIPT)!r}, run_name="__main__")
+"""
+    )
+    monkeypatch.setattr(pdfium_process, "SCRIPT", script)
+
+    with pytest.raises(LoaderError, match=r"crashed on this file \(signal SIGSEGV\)"):
+        read_text_layer(FOUR_PAGES)
 
 
 def test_a_file_pdfium_cannot_open_says_so(tmp_path):
