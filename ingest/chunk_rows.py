@@ -32,7 +32,12 @@ def insert_chunks(
     """Insert the drafts as the source's chunks (ordinals from 0), without vectors, each
     with its full-text vector stemmed by `search_config`: what `SearchVector("text",
     config=...)` gives (library/tests: the two are compared)."""
-    with connection.cursor() as cursor:
+    connection.ensure_connection()
+    # A psycopg cursor of its own on Django's connection (inside its transaction), binding
+    # on the server: Django's cursors bind on the client, quoting the chunks' ~1 MB of text
+    # into the statement in Python, where it cost more CPU than the INSERT itself
+    # (bench/README.md, note 1).
+    with psycopg.Cursor(connection.connection) as cursor:
         cursor.execute(
             f"""
             INSERT INTO {_TABLE} (source_id, ordinal, page, page_label, section, text,
@@ -56,6 +61,7 @@ def insert_chunks(
                 [draft.char_start for draft in drafts],
                 [draft.char_end for draft in drafts],
             ],
+            prepare=False,
         )
 
 
