@@ -4,9 +4,11 @@ sentence about the document, the cut-off start of a sentence).
 
 Text read from a PDF keeps the page's line breaks. A line that fills the width of the
 text wraps into the next one; a shorter line ends its block (a table row, a list item, a
-command), so a heading or a row is never glued to the sentence after it. Headings,
-admonition labels ("Note", "Tipp"), table captions, contents lines and lines without a
-letter are left out: they name things, they do not answer.
+command), and so does a line ending a sentence well short of the longest: a heading or a row
+is never glued to the sentence next to it. Headings, admonition labels ("Note", "Tipp"),
+table captions, contents lines and lines without a letter are left out, and a line of a few
+words on its own (a table's header row) is marked as a label: they name things, they do
+not answer.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ COMMAND_RE = re.compile(r"^(?:\$\s+\S|#\s+[a-z./~\[<(])")
 MARKDOWN_HEADING_RE = re.compile(r"^#{1,6}\s+\S")
 BULLET_RE = re.compile(r"^(?:[•◦▪‣∙·*–-]|\d{1,2}[.)])\s")
 CLOSING_RE = re.compile(r"[.!?…:;][\"'”’“»«)\]]*$")
+SENTENCE_CLOSED_RE = re.compile(r"[.!?…][\"'”’“»«)\]]*$")
 SENTENCE_END_RE = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+(?=[\"'“„”(\[]?[\w$#•])")
 # A piece ending in one of these did not end a sentence ("e.g. ", "z. B. ", "Abs. 3").
 # fmt: off
@@ -114,6 +117,7 @@ LETTER_RE = re.compile(r"[^\W\d_]")
 # A word of prose: letters, maybe quoted or followed by punctuation ("data.", "„Datei“,").
 PLAIN_WORD_RE = re.compile(r"^[\"'“„(]*[^\W\d_]+(?:[-’'][^\W\d_]+)*[\"'”“)]*[.,;:!?]*[\"'”“)]*$")
 PROSE_WORD_SHARE = 0.75
+MAX_LABEL_WORDS = 3
 
 
 @dataclass(frozen=True)
@@ -130,6 +134,9 @@ class Unit:
     cut_off: bool = False  # a sentence the passage ends in the middle of
     depends_on_previous: bool = False
     introduces_next: bool = False  # ends with ":" or says "as follows": a list or command follows
+    # A line of a few words on its own, not ending as a sentence: a table's header row
+    # ("file content"), a label. It names things; it does not answer.
+    label: bool = False
 
 
 def _normal(line: str) -> str:
@@ -194,6 +201,11 @@ def _blocks(text: str, titles: set[str]) -> list[_Block]:
     lines = [line.strip() for line in text.split("\n")]
     lengths = sorted(len(line) for line in lines)
     width = max(MIN_WIDTH, lengths[int(WIDTH_PERCENTILE * (len(lengths) - 1))])
+    # A passage of a few lines, most of them short (a table, a list), puts the percentile
+    # near the short ones. A sentence that ends short of the longest line still ends its
+    # block ("… in the log files." before a table's header "file content"): closing at a
+    # sentence's end cuts no sentence, whatever the longest line is.
+    longest = max(MIN_WIDTH, lengths[-1])
     blocks: list[_Block] = []
     current: list[str] = []
     code: list[str] = []
@@ -237,7 +249,8 @@ def _blocks(text: str, titles: set[str]) -> list[_Block]:
         last_word = LAST_WORD_RE.search(line)
         continues = last_word is not None and last_word.group(1).casefold() in CONTINUING_WORDS
         announces = line.endswith(":") or bool(ANNOUNCED_END_RE.search(line))
-        if (len(line) < WRAP_SHARE * width and not continues) or announces:
+        ends_short = len(line) < WRAP_SHARE * longest and bool(SENTENCE_CLOSED_RE.search(line))
+        if (len(line) < WRAP_SHARE * width and not continues) or announces or ends_short:
             close_prose()
     close_prose()
     close_code()
@@ -287,6 +300,11 @@ def units(text: str, *, section: tuple[str, ...] = (), starts_mid_text: bool = F
                 and opener in DEPENDENT_OPENERS
                 and not EXPLETIVE_RE.match(piece),
                 introduces_next=prose and bool(ANNOUNCING_RE.search(piece)),
+                label=prose
+                and block.lines == 1
+                and len(piece.split()) <= MAX_LABEL_WORDS
+                and not CLOSING_RE.search(piece)
+                and not BULLET_RE.match(piece),
             )
         )
     return found

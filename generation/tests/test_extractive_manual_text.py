@@ -525,3 +525,27 @@ def test_of_rows_run_together_the_stretch_around_the_questions_words_is_shown():
     assert "git reflog get reference log (useful for recovering commits from the removed" in text
     assert text.startswith("… ") and text.endswith(" … [1]")
     assert len(text) <= extractive.MAX_ITEM_CHARS + len("… ") + len(" … [1]")
+
+
+ACTIVITY_LOGS = ("Debian package management", "2.2.9 Package activity logs")
+ACTIVITY_LOGS_PAGE = """2.2.9 Package activity logs
+You can check package activity history in the log files.
+file content
+/var/log/dpkg.log Log of dpkg level activity for all package activities
+/var/log/apt/term.log Log of generic APT activity
+/var/log/aptitude Log of aptitude command activity
+Table 2.12: The log files for package activities
+In reality, it is not so easy to get meaningful understanding quickly out from these logs. See Section 9.3."""
+
+
+def test_a_tables_header_row_is_not_quoted_on_its_own():
+    header = next(unit for unit in units(ACTIVITY_LOGS_PAGE) if unit.text == "file content")
+    assert header.label
+
+    text = extractive.answer(
+        "Which file holds the content of the package log?",
+        [extractive.Passage(ACTIVITY_LOGS_PAGE, section=ACTIVITY_LOGS)],
+    )
+
+    assert "file content" not in text
+    assert "/var/log/dpkg.log" in text

@@ -171,3 +171,26 @@ def test_a_sentence_cut_off_on_a_line_holding_sentences_before_it_is_marked_as_c
     )
 
     assert [unit.cut_off for unit in found] == [False, True]
+
+
+ACTIVITY_LOGS = """2.2.9 Package activity logs
+You can check package activity history in the log files.
+file content
+/var/log/dpkg.log Log of dpkg level activity for all package activities
+/var/log/apt/term.log Log of generic APT activity
+/var/log/aptitude Log of aptitude command activity
+Table 2.12: The log files for package activities
+In reality, it is not so easy to get meaningful understanding quickly out from these logs. See Section 9.3."""
+
+
+def test_a_sentence_ending_short_of_the_longest_line_is_not_glued_to_the_table_after_it():
+    # Most of these lines are short, so the usual width (that of the longer lines) is
+    # not the page's: the sentence's end decides.
+    found = units(
+        ACTIVITY_LOGS,
+        section=("Debian package management", "2.2.9 Package activity logs"),
+    )
+
+    texts = [unit.text for unit in found]
+    assert texts[0] == "You can check package activity history in the log files."
+    assert "file content" in texts
