@@ -13,8 +13,12 @@ from notebooks.models import Message
 
 # "[3]", "[1, 2]", "[1][2]", "[2-4]"; up to three digits so "[2020]" stays a year.
 MARKER_RE = re.compile(r"\[\s*(\d{1,3}(?:\s*(?:,|;|-|–)\s*\d{1,3})*)\s*\]")
-SPACE_BEFORE_PUNCT_RE = re.compile(r"[ \t]+([.,;:!?)])")
-DOUBLE_SPACE_RE = re.compile(r"[ \t]{2,}")
+# A marker with the spaces around it: a marker stripped takes them along where they would
+# be left before punctuation or doubled ("fish [9] , and" → "fish, and"), and one kept
+# closes up to the punctuation after it. Only spaces beside a marker are touched: "the
+# .git/ directory", "find . -name" and indented code keep theirs.
+MARKER_IN_TEXT_RE = re.compile(r"([ \t]*)" + MARKER_RE.pattern + r"([ \t]*)")
+PUNCTUATION = ".,;:!?)"
 
 
 @dataclass(frozen=True)
@@ -47,7 +51,7 @@ def map_markers(text: str, passage_count: int, *, order: list[int] | None = None
 
     def replace(match: re.Match[str]) -> str:
         kept: list[int] = []
-        for number in _numbers(match.group(1)):
+        for number in _numbers(match.group(2)):
             if not 1 <= number <= passage_count:
                 continue  # names no passage: it must not look like a source
             if number not in order:
@@ -55,12 +59,19 @@ def map_markers(text: str, passage_count: int, *, order: list[int] | None = None
             new = order.index(number) + 1
             if new not in kept:
                 kept.append(new)
-        return "".join(f"[{n}]" for n in kept)
+        markers = "".join(f"[{n}]" for n in kept)
+        leading, trailing = match.group(1), match.group(3)
+        following = match.string[match.end() : match.end() + 1]
+        closes = following == "" or following == "\n" or following in PUNCTUATION
+        line_start = match.start() == 0 or match.string[match.start() - 1] == "\n"
+        if markers:
+            return leading + markers + ("" if closes else trailing)
+        if closes or line_start:
+            return ""
+        return " " if leading or trailing else ""
 
-    mapped = MARKER_RE.sub(replace, text)
+    mapped = MARKER_IN_TEXT_RE.sub(replace, text)
     mapped = re.sub(r"(\[\d+\])(?:\s*\1)+", r"\1", mapped)  # "[1][1]", "[1] [1]" → "[1]"
-    mapped = SPACE_BEFORE_PUNCT_RE.sub(r"\1", mapped)
-    mapped = DOUBLE_SPACE_RE.sub(" ", mapped)
     mapped = re.sub(r"[ \t]+\n", "\n", mapped)  # no trailing space where a marker ended a line
     return MappedAnswer(text=mapped.strip(), order=order)
 

@@ -86,3 +86,18 @@ def test_text_without_markers_is_unchanged():
 
 def test_a_repeated_marker_separated_by_a_space_is_kept_once():
     assert map_markers("Claim [1] [1].", 1).text == "Claim [1]."
+
+
+def test_spaces_away_from_markers_are_left_as_written():
+    text = (
+        "Files inside of the .git/ directory hold the index [1]. Run find . -name foo [1].\n"
+        "```\n    indented  code\n```"
+    )
+
+    assert map_markers(text, 1).text == text
+
+
+def test_a_kept_marker_closes_up_to_the_punctuation_after_it():
+    mapped = map_markers("Herons fish [1] , and wait [2] .", 2)
+
+    assert mapped.text == "Herons fish [1], and wait [2]."
