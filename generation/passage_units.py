@@ -198,6 +198,27 @@ class _Block:
 
 def _blocks(text: str, titles: set[str]) -> list[_Block]:
     """The passage's blocks of prose and of commands, in order."""
+    return _scan(text, titles)[0]
+
+
+def reflow(text: str, *, section: tuple[str, ...] = ()) -> str:
+    """The text with each line break the page's width made (a line of prose wrapping into the
+    next one of its paragraph) turned into a space, every other break kept: a passage that
+    reads as paragraphs in a panel narrower than the page. As long as the text, so offsets
+    into one hold in the other."""
+    joined = _scan(text, {_normal(title) for title in section})[1]
+    starts = [0]
+    for line in text.split("\n")[:-1]:
+        starts.append(starts[-1] + len(line) + 1)
+    characters = list(text)
+    for index in joined:
+        characters[starts[index] - 1] = " "
+    return "".join(characters)
+
+
+def _scan(text: str, titles: set[str]) -> tuple[list[_Block], set[int]]:
+    """The passage's blocks, and the numbers of the lines (from 0) that continue the line
+    before them in a block of prose."""
     lines = [line.strip() for line in text.split("\n")]
     lengths = sorted(len(line) for line in lines)
     width = max(MIN_WIDTH, lengths[int(WIDTH_PERCENTILE * (len(lengths) - 1))])
@@ -209,6 +230,7 @@ def _blocks(text: str, titles: set[str]) -> list[_Block]:
     blocks: list[_Block] = []
     current: list[str] = []
     code: list[str] = []
+    joined: set[int] = set()
     after_heading = False
 
     def close_prose() -> None:
@@ -225,7 +247,7 @@ def _blocks(text: str, titles: set[str]) -> list[_Block]:
             code.clear()
             after_heading = False
 
-    for line in lines:
+    for number, line in enumerate(lines):
         if not line:
             close_prose()
             close_code()
@@ -245,6 +267,8 @@ def _blocks(text: str, titles: set[str]) -> list[_Block]:
             continue
         if BULLET_RE.match(line):
             close_prose()
+        if current:
+            joined.add(number)
         current.append(line)
         last_word = LAST_WORD_RE.search(line)
         continues = last_word is not None and last_word.group(1).casefold() in CONTINUING_WORDS
@@ -254,7 +278,7 @@ def _blocks(text: str, titles: set[str]) -> list[_Block]:
             close_prose()
     close_prose()
     close_code()
-    return blocks
+    return blocks, joined
 
 
 def units(text: str, *, section: tuple[str, ...] = (), starts_mid_text: bool = False) -> list[Unit]:

@@ -10,6 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django_htmx.middleware import HtmxDetails
 
+from generation.passage_units import reflow
 from library.models import Source
 from notebooks.models import CitedPassage, Notebook
 from sharing import access
@@ -85,11 +86,17 @@ def _page_view(cited: CitedPassage, requested: str) -> dict[str, Any] | None:
 
 def _highlight(cited: CitedPassage) -> tuple[str, str, str] | None:
     """The cited chunk split around its quote (before, quote, after), or None when the
-    chunk is gone or no longer holds the quote verbatim (it was re-processed)."""
-    if cited.chunk is None or not cited.quote:
+    chunk is gone or no longer holds the quote verbatim (it was re-processed). A PDF's
+    lines are reflowed into paragraphs: the panel is narrower than the page, and the page's
+    own line ends would break its lines a second time."""
+    chunk = cited.chunk
+    if chunk is None or not cited.quote:
         return None
-    start = cited.chunk.text.find(cited.quote)
+    start = chunk.text.find(cited.quote)
     if start < 0:
         return None
     end = start + len(cited.quote)
-    return cited.chunk.text[:start], cited.quote, cited.chunk.text[end:]
+    shown = chunk.text
+    if cited.source is not None and cited.source.kind == Source.Kind.PDF:
+        shown = reflow(chunk.text, section=tuple(chunk.section or ()))
+    return shown[:start], shown[start:end], shown[end:]

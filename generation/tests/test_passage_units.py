@@ -2,7 +2,7 @@
 
 # ruff: noqa: E501 (the manual's lines are quoted as its PDF breaks them)
 
-from generation.passage_units import split_sentences, units
+from generation.passage_units import reflow, split_sentences, units
 
 MTU = ("Network setup", "5.5 Network optimization", "5.5.1 Finding optimal MTU")
 MTU_PAGE = """5.5.1 Finding optimal MTU
@@ -194,3 +194,16 @@ def test_a_sentence_ending_short_of_the_longest_line_is_not_glued_to_the_table_a
     texts = [unit.text for unit in found]
     assert texts[0] == "You can check package activity history in the log files."
     assert "file content" in texts
+
+
+def test_reflowing_joins_the_lines_a_paragraph_wraps_and_keeps_every_other_break():
+    shown = reflow(MTU_PAGE, section=MTU)
+
+    assert len(shown) == len(MTU_PAGE)  # offsets into the chunk still hold
+    assert shown.splitlines()[2].startswith("In some occasion, you may wish to set MTU manually")
+    assert shown.splitlines()[2].endswith("MTU for IPv6 connection to be 1500.")
+    assert shown.splitlines()[3:5] == [
+        "$ ping -4 -c 1 -s $((1500-28)) -M do www.debian.org",
+        "PING (149.20.4.15) 1472(1500) bytes of data.",
+    ]
+    assert reflow(JOURNAL_TABLE) == JOURNAL_TABLE.replace("from\nthe last", "from the last")

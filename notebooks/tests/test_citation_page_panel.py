@@ -90,3 +90,17 @@ def test_a_removed_source_shows_no_page_image(client, owner, notebook, pdf):
     assert "Source removed" in response.text
     assert "<img" not in response.text
     assert "page_image" not in response.text and ".png" not in response.text
+
+
+def test_the_passage_reads_as_paragraphs_not_the_pages_lines(client, owner, notebook, pdf):
+    # The quote runs across one of the page's line ends, as the chunk holds it.
+    quote = "an impression of the look.\nThis text should contain all letters"
+    cited = cite_pdf(notebook=notebook, source=pdf, quote=quote)
+    client.force_login(owner)
+
+    response = _panel(client, notebook, cited)
+
+    assert "<mark>an impression of the look. This text should contain all letters</mark>" in (
+        response.text
+    )
+    assert "the letters are written and an impression" in response.text
