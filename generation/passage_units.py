@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from library.words import ADMONITIONS
+
 # A line at least WRAP_SHARE of the text's width fills it: it wraps into the next. The
 # width is that of the longer lines (WIDTH_PERCENTILE), not the longest: one long path
 # sticks out of the margin, and boxed notes are narrower than the page.
@@ -30,12 +32,6 @@ NUMBERED_HEADING_RE = re.compile(
     r"^(?:(?:(?:\d+|[A-Z])(?:\.\d+)+\.?|(?:Chapter|Kapitel|Appendix|Anhang)\s+\w+)\s+\S.{0,90}"
     r"|\d+\.\s+\S.{0,50})(?<![.!?:;,])$"
 )
-# fmt: off
-ADMONITIONS = frozenset((
-    "note", "tip", "caution", "warning", "important", "anmerkung", "hinweis", "tipp",
-    "achtung", "warnung", "wichtig", "vorsicht",
-))
-# fmt: on
 CAPTION_RE = re.compile(
     r"^(?:Table|Figure|Listing|Example|Tabelle|Abbildung|Beispiel)\s+[\dA-Z][\d.]*:"
 )

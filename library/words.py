@@ -11,6 +11,14 @@ import re
 
 WORD_RE = re.compile(r"\w+")
 SENTENCE_END_RE = re.compile(r"(?<=[.!?…])\s+(?=[\"'“„(\[]?[\w])|\n\s*\n")
+# The labels of note and tip boxes, on a line of their own in a page's text ("Note",
+# "Tipp"): they name the box, they say nothing.
+# fmt: off
+ADMONITIONS = frozenset((
+    "note", "tip", "caution", "warning", "important", "anmerkung", "hinweis", "tipp",
+    "achtung", "warnung", "wichtig", "vorsicht",
+))
+# fmt: on
 # Very common words carry no meaning for matching (English and German).
 # fmt: off
 STOPWORDS = frozenset((

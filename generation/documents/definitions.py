@@ -7,7 +7,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from generation.documents.reading import Sentence, stands_alone
+from generation.documents.reading import Sentence
+from library.sentences import stands_alone
 
 MAX_TERM_WORDS = 4
 MAX_TERM_CHARS = 40

@@ -8,14 +8,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from generation.documents.reading import (
-    Sentence,
-    is_prose,
-    is_whole,
-    read_sentences,
-    source_chunks,
-)
+from generation.documents.reading import Sentence, read_sentences, source_chunks
 from library.models import Source
+from library.sentences import is_prose, is_whole
 
 MIN_WORDS, MAX_WORDS = 5, 60
 # Fewer things than this counted are no figure worth a row ("2 types", "4 examples").

@@ -214,7 +214,7 @@ def _summarize(source: Source, passages: list[Passage]) -> None:
     assign(source, "summary_error", "")
     try:
         summary = summarize(
-            passages=[passage.text for passage in passages],
+            passages=passages,
             title=source.title,
             language=source.language,
             user=source.owner,

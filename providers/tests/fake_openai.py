@@ -25,7 +25,7 @@ import subprocess
 import threading
 import time
 import wave
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -158,6 +158,9 @@ class FakeOpenAI:
 
     base_url: str = ""
     chat_replies: list[str] = field(default_factory=list)
+    # Answers a chat request from its body, before the scripted replies (None: take the
+    # next of those): for tests whose number of requests depends on what they test.
+    chat_reply_for: Callable[[dict[str, Any]], str | None] | None = None
     vision_replies: list[str] = field(default_factory=list)
     # Transcripts that /audio/transcriptions answers with, in order.
     transcription_replies: list[str] = field(default_factory=list)
@@ -269,7 +272,12 @@ class FakeOpenAI:
         }
 
     def chat_response(self, body: dict[str, Any]) -> dict[str, Any]:
-        text = self._next_chat_reply(vision=is_vision_request(body))
+        answered = self.chat_reply_for(body) if self.chat_reply_for is not None else None
+        text = (
+            answered
+            if answered is not None
+            else self._next_chat_reply(vision=is_vision_request(body))
+        )
         # max_tokens cuts the reply off as a model would (one whitespace-separated piece
         # counted as a token), and says so in finish_reason.
         finish_reason = "stop"

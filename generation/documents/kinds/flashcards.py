@@ -12,14 +12,8 @@ from generation.documents.figures import clipped
 from generation.documents.inputs import Inputs
 from generation.documents.kinds.quiz import spread
 from generation.documents.markers import require_markers
-from generation.documents.reading import (
-    Sentence,
-    central,
-    cite,
-    read_sentences,
-    source_chunks,
-    stands_alone,
-)
+from generation.documents.reading import Sentence, central, cite, read_sentences, source_chunks
+from library.sentences import stands_alone
 
 FOCUS = "definitions, key terms and the facts that explain them"
 CARDS = 16

@@ -15,14 +15,9 @@ from generation.documents.definitions import Definition, blanked, definitions
 from generation.documents.figures import Figure, source_figures
 from generation.documents.inputs import Inputs
 from generation.documents.markers import require_markers
-from generation.documents.reading import (
-    Sentence,
-    cite,
-    read_sentences,
-    source_chunks,
-    stands_alone,
-)
+from generation.documents.reading import Sentence, cite, read_sentences, source_chunks
 from generation.documents.structured import InvalidOutput
+from library.sentences import stands_alone
 from library.words import content_terms
 from texts.errors import UserFacingError
 

@@ -9,8 +9,9 @@ import pytest
 from generation.documents.definitions import Definition, blanked, definition_of
 from generation.documents.figures import events_of, figures_of
 from generation.documents.kinds.quiz import distractors
-from generation.documents.reading import Sentence, paragraphs, stands_alone
+from generation.documents.reading import Sentence
 from library.models import Chunk, Source
+from library.sentences import paragraphs, stands_alone
 
 
 def sentence(text: str, language: str = "en", source_id: int = 1) -> Sentence:
