@@ -23,6 +23,7 @@ from django.utils.translation import gettext, ngettext
 
 from ingest.passages import Passage
 from ingest.structure import strip_number
+from library.definitions import defined_term
 from library.sentences import line_width, paragraphs, stands_alone
 from library.words import ADMONITIONS, WORD_RE, content_terms, head, split_sentences
 from providers.chat import chat, chat_available
@@ -37,6 +38,7 @@ MIN_PARTS = 3
 MAX_PARTS_SHOWN = 15
 MIN_SENTENCE_WORDS = 40
 RESTATING_SHARE = 0.5
+DEFINING_WEIGHT = 4.0
 
 SYSTEM_PROMPT = f"""You summarise documents. You are given the beginning of one.
 
@@ -141,8 +143,8 @@ def _llm_summary(text: str, *, title: str, language: str, user: User | None) -> 
 
 def extractive_summary(text: str, *, language: str = "", words: int = SUMMARY_WORDS) -> str:
     """Up to five of the text's own sentences, in their order, about `words` long:
-    those that hold most of the words the text uses most often, among the sentences that
-    read well alone (library/sentences.py) when there are any."""
+    those that hold most of the words the text uses most often, a definition first, among
+    the sentences that read well alone (library/sentences.py) when there are any."""
     width = line_width([text])
     sentences = [
         " ".join(sentence.split())
@@ -157,11 +159,16 @@ def extractive_summary(text: str, *, language: str = "", words: int = SUMMARY_WO
     terms = [content_terms(sentence) for sentence in sentences]
     counts = Counter(term for sentence_terms in terms for term in set(sentence_terms))
     frequent = {term: count for term, count in counts.most_common(FREQUENT_TERMS) if count > 1}
+    defining = [defined_term(sentence, language) is not None for sentence in sentences]
 
     def score(index: int) -> float:
         found = sum(frequent.get(term, 0) for term in set(terms[index]))
-        # Long sentences hold more words by their length alone.
-        return found / math.sqrt(len(terms[index]) + 4)
+        # Long sentences hold more words by their length alone; one that says what
+        # something is ("The Debian Project is an association …") says what a document is
+        # about better than one that uses its words.
+        return (
+            found / math.sqrt(len(terms[index]) + 4) * (DEFINING_WEIGHT if defining[index] else 1)
+        )
 
     chosen: list[int] = []
     length = 0

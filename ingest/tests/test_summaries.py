@@ -75,3 +75,20 @@ def test_a_sentence_restating_one_already_chosen_is_left_out():
     summary = extractive_summary(text)
 
     assert summary.count("typewriter font") == 1
+
+
+def test_a_sentence_that_says_what_something_is_is_preferred():
+    text = " ".join(
+        [
+            "River otters swim in the rivers and catch fish in the rivers of the valley every day.",
+            "The sea otter is a marine mammal that lives along the coasts of the North Pacific.",
+            "Young otters play in the rivers of the valley while the old otters catch fish.",
+            "Otters catch fish in cold rivers and eat them on the river banks of the valley.",
+        ]
+    )
+
+    summary = extractive_summary(text, words=18)  # room for one sentence
+
+    assert summary == (
+        "The sea otter is a marine mammal that lives along the coasts of the North Pacific."
+    )
