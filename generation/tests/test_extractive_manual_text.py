@@ -5,6 +5,7 @@ manual-qa): wrapped lines, headings and table rows on lines of their own, comman
 
 from generation import extractive
 from generation.passage_units import units
+from generation.tests.test_passage_units import ACTIVITY_LOGS, ACTIVITY_LOGS_SECTION
 
 SYSTEMD = ("The system initialization", "3.2 Systemd init")
 SYSTEMD_PAGE = """3.2 Systemd init
@@ -527,24 +528,13 @@ def test_of_rows_run_together_the_stretch_around_the_questions_words_is_shown():
     assert len(text) <= extractive.MAX_ITEM_CHARS + len("… ") + len(" … [1]")
 
 
-ACTIVITY_LOGS = ("Debian package management", "2.2.9 Package activity logs")
-ACTIVITY_LOGS_PAGE = """2.2.9 Package activity logs
-You can check package activity history in the log files.
-file content
-/var/log/dpkg.log Log of dpkg level activity for all package activities
-/var/log/apt/term.log Log of generic APT activity
-/var/log/aptitude Log of aptitude command activity
-Table 2.12: The log files for package activities
-In reality, it is not so easy to get meaningful understanding quickly out from these logs. See Section 9.3."""
-
-
 def test_a_tables_header_row_is_not_quoted_on_its_own():
-    header = next(unit for unit in units(ACTIVITY_LOGS_PAGE) if unit.text == "file content")
+    header = next(unit for unit in units(ACTIVITY_LOGS) if unit.text == "file content")
     assert header.label
 
     text = extractive.answer(
         "Which file holds the content of the package log?",
-        [extractive.Passage(ACTIVITY_LOGS_PAGE, section=ACTIVITY_LOGS)],
+        [extractive.Passage(ACTIVITY_LOGS, section=ACTIVITY_LOGS_SECTION)],
     )
 
     assert "file content" not in text

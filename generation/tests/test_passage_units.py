@@ -173,6 +173,7 @@ def test_a_sentence_cut_off_on_a_line_holding_sentences_before_it_is_marked_as_c
     assert [unit.cut_off for unit in found] == [False, True]
 
 
+ACTIVITY_LOGS_SECTION = ("Debian package management", "2.2.9 Package activity logs")
 ACTIVITY_LOGS = """2.2.9 Package activity logs
 You can check package activity history in the log files.
 file content
@@ -186,10 +187,7 @@ In reality, it is not so easy to get meaningful understanding quickly out from t
 def test_a_sentence_ending_short_of_the_longest_line_is_not_glued_to_the_table_after_it():
     # Most of these lines are short, so the usual width (that of the longer lines) is
     # not the page's: the sentence's end decides.
-    found = units(
-        ACTIVITY_LOGS,
-        section=("Debian package management", "2.2.9 Package activity logs"),
-    )
+    found = units(ACTIVITY_LOGS, section=ACTIVITY_LOGS_SECTION)
 
     texts = [unit.text for unit in found]
     assert texts[0] == "You can check package activity history in the log files."
