@@ -10,6 +10,7 @@ import re
 from library.sentences import stands_alone
 
 MAX_TERM_WORDS = 4
+SHORT_ACRONYM = 5
 MAX_TERM_CHARS = 40
 QUOTES = "\"'“”„‘’«»"
 
@@ -86,5 +87,9 @@ def _clean_term(raw: str, language: str) -> str | None:
     # German capitalises its nouns: a term led by a small word is an adjective's phrase
     # ("populärer Anwendungsfall"), and one with "von" a clause ("Lesen von Skripten").
     if language == "de" and len(words) > 1 and (words[0][0].islower() or "von" in words):
+        return None
+    # Words in capitals for emphasis ("a detailed map called the ”SOURCE CODE”"), not
+    # acronyms ("GNU GPL"): a quiz would offer it shouting among the other options.
+    if len(words) > 1 and term.isupper() and any(len(word) > SHORT_ACRONYM for word in words):
         return None
     return term

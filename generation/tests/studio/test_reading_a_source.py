@@ -109,6 +109,8 @@ def test_an_event_is_a_date_or_a_year_a_word_places_in_time(text, dates):
         ("The root directory is an exception among all the directories.", None, None),
         ("Ein populärer Anwendungsfall ist der Filter für Spam-Mails.", None, None),
         ("The 2nd argument is the distribution name of the archive.", None, None),
+        ("There is a complete, detailed map called the ”SOURCE CODE”.", None, None),
+        ("The GNU GPL is a license that keeps the software free for all.", "GNU GPL", "name"),
     ],
 )  # fmt: skip
 def test_a_definition_names_its_term_and_the_kind_of_term(text, term, kind):
