@@ -72,7 +72,7 @@ def summarize(
         return Summary(
             text=_llm_summary(text, title=title, language=language, user=user), mode="llm"
         )
-    text = head(_without_labels(passages), words=HEAD_WORDS)
+    text = head(_without_labels(_head_passages(passages)), words=HEAD_WORDS)
     parts = _parts(passages)
     if len(parts) < MIN_PARTS:
         return Summary(text=extractive_summary(text, language=language), mode="extractive")
@@ -104,6 +104,18 @@ def _parts(passages: Sequence[Passage]) -> list[str]:
                 below.append(start.path[1])
     titles = next(iter(chapters.values())) if len(chapters) == 1 else list(chapters)
     return [strip_number(title) for title in titles]
+
+
+def _head_passages(passages: Sequence[Passage]) -> list[Passage]:
+    """The passages that hold the first HEAD_WORDS words: only they are read for sentences."""
+    taken: list[Passage] = []
+    words = 0
+    for passage in passages:
+        taken.append(passage)
+        words += len(WORD_RE.findall(passage.text))
+        if words >= HEAD_WORDS:
+            break
+    return taken
 
 
 def _without_labels(passages: Sequence[Passage]) -> list[str]:
