@@ -9,15 +9,20 @@ PORT ?= 8000
 .PHONY: run admin test install install-dev lock lint bench stop-db clean
 
 # From the lock files only: every package pinned and checked against its hash, so every
-# machine gets the same packages (`make lock` makes them from requirements*.txt).
+# machine gets the same packages (`make lock` makes them from requirements*.txt). --no-deps:
+# the lock already lists every package, and whatever pip a new venv brings must not resolve
+# anything of its own (Python 3.11's pip 23.2 resolved an extra, lxml[html_clean], to the
+# newest lxml on the index and refused the lock). `pip check` then proves the set complete.
 $(VENV)/.installed: requirements.lock $(shell find postgres -type f)
 	$(PYTHON) -m venv $(VENV)
-	$(PIP) install --quiet --require-hashes -r requirements.lock
+	$(PIP) install --quiet --no-deps --require-hashes -r requirements.lock
+	$(PIP) check
 	scripts/build-postgres-extensions $(PY)
 	touch $@
 
 $(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.lock
-	$(PIP) install --quiet --require-hashes -r requirements-dev.lock
+	$(PIP) install --quiet --no-deps --require-hashes -r requirements-dev.lock
+	$(PIP) check
 	touch $@
 
 install: $(VENV)/.installed
