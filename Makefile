@@ -13,11 +13,10 @@ PORT ?= 8000
 # the lock already lists every package, and whatever pip a new venv brings must not resolve
 # anything of its own (Python 3.11's pip 23.2 resolved an extra, lxml[html_clean], to the
 # newest lxml on the index and refused the lock). `pip check` then proves the set complete.
-$(VENV)/.installed: requirements.lock $(shell find postgres -type f)
+$(VENV)/.installed: requirements.lock
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --no-deps --require-hashes -r requirements.lock
 	$(PIP) check
-	scripts/build-postgres-extensions $(PY)
 	touch $@
 
 $(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.lock

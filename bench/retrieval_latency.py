@@ -229,8 +229,6 @@ def build_index(size: int, dims: int) -> None:
     from django.db import connection
 
     from library.vector_indexes import (
-        bm25_index_name,
-        ensure_bm25_index,
         ensure_text_index,
         ensure_vector_index,
         index_is_valid,
@@ -245,10 +243,6 @@ def build_index(size: int, dims: int) -> None:
         print(
             f"{model}: full-text index built in {time.perf_counter() - started:.0f} s", flush=True
         )
-    if not index_is_valid(bm25_index_name(model=model)):
-        started = time.perf_counter()
-        ensure_bm25_index(model=model)
-        print(f"{model}: BM25 index built in {time.perf_counter() - started:.0f} s", flush=True)
     if index_is_valid(index_name(model=model, dimensions=dims)):
         return
     started = time.perf_counter()

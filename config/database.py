@@ -92,8 +92,6 @@ def write_server_settings(pgdata: Path, buffers: str) -> None:
     (pgdata / SETTINGS_FILE).write_text(
         f"# Written by Loupe (config/database.py) before the server starts.\n"
         f"shared_buffers = '{buffers}'\n"
-        # The BM25 index of a large notebook's full-text side (scripts/build-pg-textsearch).
-        f"shared_preload_libraries = 'pg_textsearch'\n"
     )
     (pgdata / SETTINGS_FILE).chmod(0o644)  # as root the server runs as its own user
     conf = pgdata / "postgresql.conf"

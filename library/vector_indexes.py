@@ -34,18 +34,6 @@ bitmap of the model's chunks (bench/README.md, retrieval at 100k). These replace
 global index (dropped by 0011): no search reads full text across models, and the table
 holds the active model's chunks only (the next model's vectors wait in ChunkEmbedding until
 the switch), where a global index would hold the same entries at twice the writes.
-
-And a partial BM25 index (pg_textsearch, postgres/pg_textsearch) over the same vectors,
-
-    CREATE INDEX … USING bm25 ((loupe_lexeme_text(search_vector)))
-        WITH (text_config = 'simple', b = 0) WHERE embedding_model = '<model>'
-
-made and dropped with the other two. It hands a large notebook's full-text side the model's
-best chunks by BM25 without ranking every match (hybrid.sql, `bm25_best`). It reads each
-chunk's stored lexemes (postgres/loupe_rank: each lexeme as often as it occurs), not its
-text: the chunks were stemmed by their own source's language, which one index
-configuration could not repeat, and 'simple' takes the lexemes as they are. `b = 0`: no
-length normalisation, as loupe_rank's loupe_bm25, with which the exact path ranks.
 """
 
 from __future__ import annotations
@@ -60,8 +48,6 @@ logger = logging.getLogger(__name__)
 
 PREFIX = "library_chunk_hnsw_"
 TEXT_PREFIX = "library_chunk_gin_"
-BM25_PREFIX = "library_chunk_bm25_"
-BM25_METHOD = "bm25 ((loupe_lexeme_text(search_vector))) WITH (text_config = 'simple', b = 0)"
 # Made in this process and committed: no catalog lookup for them again. Never filled
 # inside a transaction, which could still roll the index back.
 _known: set[str] = set()
@@ -90,10 +76,6 @@ def index_name(*, model: str, dimensions: int) -> str:
 
 def text_index_name(*, model: str) -> str:
     return f"{TEXT_PREFIX}{_digest(model)}"
-
-
-def bm25_index_name(*, model: str) -> str:
-    return f"{BM25_PREFIX}{_digest(model)}"
 
 
 def index_is_valid(name: str) -> bool | None:
@@ -174,24 +156,14 @@ def ensure_text_index(*, model: str) -> bool:
     return _ensure_index(text_index_name(model=model), model=model, method="gin (search_vector)")
 
 
-def ensure_bm25_index(*, model: str) -> bool:
-    """Make the BM25 index over `model`'s chunks' lexemes unless it exists; True when it was
-    built now (bench/README.md has the times)."""
-    if not model:
-        raise ValueError("no BM25 index for a chunk without an embedding model")
-    return _ensure_index(bm25_index_name(model=model), model=model, method=BM25_METHOD)
-
-
 def ensure_model_indexes(*, model: str, dimensions: int) -> list[str]:
-    """All of `model`'s indexes (full text, BM25, then HNSW when its dimension allows one);
+    """All of `model`'s indexes (full text, then HNSW when its dimension allows one);
     the names of those built now."""
     if not model or dimensions < 1:
         raise ValueError(f"no index for model {model!r} of {dimensions} dimensions")
     built = []
     if ensure_text_index(model=model):
         built.append(text_index_name(model=model))
-    if ensure_bm25_index(model=model):
-        built.append(bm25_index_name(model=model))
     if ensure_vector_index(model=model, dimensions=dimensions):
         built.append(index_name(model=model, dimensions=dimensions))
     return built
@@ -228,21 +200,15 @@ def text_indexes() -> list[str]:
     return _indexes(TEXT_PREFIX)
 
 
-def bm25_indexes() -> list[str]:
-    """Every model's BM25 index."""
-    return _indexes(BM25_PREFIX)
-
-
 def drop_other_model_indexes(*, model: str, dimensions: int) -> list[str]:
-    """Drop the indexes, HNSW, full text and BM25, of every model but `model` (their vectors
+    """Drop the indexes, HNSW and full text, of every model but `model` (their vectors
     are gone after a switch); the names dropped."""
     keep = {
         index_name(model=model, dimensions=dimensions),
         text_index_name(model=model),
-        bm25_index_name(model=model),
     }
     concurrently = "" if connection.in_atomic_block else "CONCURRENTLY "
-    indexes = vector_indexes() + text_indexes() + bm25_indexes()
+    indexes = vector_indexes() + text_indexes()
     dropped = [name for name in indexes if name not in keep]
     with connection.cursor() as cursor:
         for name in dropped:

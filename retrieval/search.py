@@ -17,7 +17,7 @@ from django.conf import settings
 from django.db import connection, models, transaction
 
 from library.models import Chunk, Source
-from library.vector_indexes import bm25_index_name, index_name, indexed_type
+from library.vector_indexes import index_name, indexed_type
 from notebooks.models import Notebook
 from retrieval import profiles, windows
 from sharing.access import searchable_link_sql
@@ -308,16 +308,19 @@ def _hits(rows: Sequence[tuple]) -> list[Hit]:
     return hits
 
 
-# The full-text side ranks its matches by BM25 (retrieval/sql/hybrid.sql): BM25_K1 is its
-# k1, the usual 1.2 (how soon a word's repeats stop counting), with no length normalisation
-# (b = 0, as the model's BM25 index is built: library/vector_indexes.py). A large notebook's
-# matches come from that index: the model's best REACH_FACTOR times as many as the side
-# keeps, divided by the notebook's share of the model's chunks (most of them are then the
-# notebook's), at most REACH_MOST: a notebook that is a small share of a large library
-# would ask for more than the index hands over quickly (bench/README.md, note 3m).
+# The full-text side ranks its matches by BM25 (retrieval/sql/hybrid.sql, loupe_bm25):
+# BM25_K1 is its k1, the usual 1.2 (how soon a word's repeats stop counting), with no length
+# normalisation (b = 0: chunks are windows of about one length). A large notebook's full-text
+# side matches on the question's rarest words expected in at most LEXICAL_SHARE of its chunks
+# and ranks at most as many matches: LEXICAL_BUDGET and LEXICAL_CAP are the least,
+# LEXICAL_MOST the most. A fixed budget is a smaller share of a larger notebook, which would
+# drop more of the question's words there and rank further from the exact path; the ceiling
+# holds a large notebook's search time (bench/README.md).
 BM25_K1 = 1.2
-REACH_FACTOR = 1.5
-REACH_MOST = 2_000
+LEXICAL_BUDGET = 1_000
+LEXICAL_CAP = 1_000
+LEXICAL_SHARE = 0.1
+LEXICAL_MOST = 4_000
 
 # A notebook of fewer embedded chunks is compared from the origin, not from their mean: a
 # few chunks are no collection whose common direction says nothing, and a lone chunk is
@@ -421,10 +424,11 @@ def hybrid_constants(*, model: str, dimensions: int, k: int, fusion: Fusion) -> 
         ),
         "proximity_weight": float(fusion.proximity_weight),
         "proximity_window": int(fusion.proximity_window),
-        "bm25_index": bm25_index_name(model=model),
         "bm25_k1": BM25_K1,
-        "reach_factor": REACH_FACTOR,
-        "reach_most": REACH_MOST,
+        "lexical_budget": LEXICAL_BUDGET,
+        "lexical_cap": LEXICAL_CAP,
+        "lexical_share": LEXICAL_SHARE,
+        "lexical_most": LEXICAL_MOST,
         "centred": profile.centred if fusion.centred is None else fusion.centred,
         "centre_min_chunks": CENTRE_MIN_CHUNKS,
         "centre_sample": CENTRE_SAMPLE,

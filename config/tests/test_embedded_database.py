@@ -57,20 +57,16 @@ def test_the_server_starts_with_the_setting_and_takes_a_new_one_at_its_next_star
         stop_embedded_postgres(tmp_path)
 
 
-def test_the_server_loads_the_bm25_index_and_offers_the_search_extensions(tmp_path):
-    """pg_textsearch works only when loaded at start; `make install` built it and loupe_rank
-    into the embedded server (scripts/build-postgres-extensions)."""
+def test_the_server_needs_nothing_but_pgvector(tmp_path):
+    """The embedded server as the package ships it, with pgvector: no library preloaded,
+    no extension of Loupe's own (the search is plain SQL, library/migrations/0021)."""
     try:
         with psycopg.connect(start_embedded_postgres(tmp_path)) as conn:
             row = conn.execute("SHOW shared_preload_libraries").fetchone()
-            assert row is not None and "pg_textsearch" in row[0]
+            assert row is not None and row[0] == ""
             available = {
-                name
-                for (name,) in conn.execute(
-                    "SELECT name FROM pg_available_extensions "
-                    "WHERE name IN ('pg_textsearch', 'loupe_rank', 'vector')"
-                )
+                name for (name,) in conn.execute("SELECT name FROM pg_available_extensions")
             }
-            assert available == {"pg_textsearch", "loupe_rank", "vector"}
+            assert "vector" in available
     finally:
         stop_embedded_postgres(tmp_path)

@@ -19,6 +19,7 @@ from library import vector_indexes
 from library.models import Chunk, Source
 from notebooks.models import Notebook, NotebookSource
 from providers import embeddings
+from retrieval import search as search_module
 from retrieval.reembed import run_reembed, start_reembed
 from retrieval.search import search_notebook_hybrid
 from retrieval.tests.indexes import TEXT, cte_plan, explain_as_run, plan_of_the_ranking_statement
@@ -127,21 +128,11 @@ def full_text_scans(plan: str) -> dict[str, bool]:
     return scans
 
 
-def bm25_scans(plan: str) -> dict[str, bool]:
-    """Each BM25 index the plan reads: whether it ran."""
-    scans: dict[str, bool] = {}
-    for line in plan.splitlines():
-        if "Index Scan using " + vector_indexes.BM25_PREFIX in line:
-            name = line.split("Index Scan using ")[1].split()[0]
-            scans[name] = scans.get(name, False) or "never executed" not in line
-    return scans
-
-
 @pytest.mark.parametrize("large", [False, True])
 def test_the_full_text_side_reads_its_models_index_only(settings, two_models, large):
     # Both branches: a notebook at or below RETRIEVAL_EXACT_MAX_CHUNKS tests its own chunks
     # for every lexeme of the question (with the other ways out of the way, through the
-    # GIN index), a larger one takes the model's best from its BM25 index.
+    # index), a larger one matches the rarest ones through the index.
     settings.RETRIEVAL_EXACT_MAX_CHUNKS = 100 if large else 10**6
 
     def search():
@@ -149,12 +140,7 @@ def test_the_full_text_side_reads_its_models_index_only(settings, two_models, la
 
     plan = plan_with_only_full_text_indexes(search)
 
-    if large:
-        assert not any(full_text_scans(plan).values()), plan
-        assert bm25_scans(plan) == {vector_indexes.bm25_index_name(model=OURS): True}, plan
-    else:
-        assert full_text_scans(plan) == {vector_indexes.text_index_name(model=OURS): True}, plan
-        assert not any(bm25_scans(plan).values()), plan
+    assert full_text_scans(plan) == {vector_indexes.text_index_name(model=OURS): True}, plan
     hits = search()
     # Far from the query vector, so found by the full text: our ten chunks with the word.
     assert sum(RARE in hit.chunk.text for hit in hits) == 8
@@ -187,9 +173,8 @@ def test_a_notebooks_full_text_index_is_read_once_whatever_its_sources(
         return ask_for_the_rare_word(notebook)
 
     plan = plan_with_only_full_text_indexes(search)
-    # The chunks are matched in one scan (the planner picks which index, or two ANDed; a
-    # large notebook's, the BM25 index's best).
-    matching = cte_plan(plan, "bm25_best" if large else "notebook_matches")
+    # The chunks are matched in one scan (the planner picks which index, or two ANDed).
+    matching = cte_plan(plan, "index_matches" if large else "notebook_matches")
     ran = [
         line
         for line in matching
@@ -197,29 +182,30 @@ def test_a_notebooks_full_text_index_is_read_once_whatever_its_sources(
     ]
     assert ran and all("loops=1)" in line for line in ran), plan
     if large:
-        ours = vector_indexes.bm25_index_name(model=OURS)
-        assert any(f"Index Scan using {ours}" in line for line in ran), plan
+        ours = vector_indexes.text_index_name(model=OURS)
+        assert any(f"Bitmap Index Scan on {ours}" in line for line in ran), plan
     hits = search()
     # Only this notebook's chunks with the rare word (60 of them), none of the other's 50.
     assert len(hits) == 8 and all(RARE in hit.chunk.text for hit in hits)
     assert {hit.chunk.source.notebooksource_set.get().notebook_id for hit in hits} == {notebook.pk}
 
 
-# Not a question of "reeds" alone: every chunk holds it once, so all tie, and which of them
-# the index hands over first is its own affair.
-@pytest.mark.parametrize("question", [RARE, f"Which orchids bear {RARE} blossoms?"])
+@pytest.mark.parametrize("question", [RARE, f"Which orchids bear {RARE} blossoms?", "reeds"])
 def test_a_small_notebook_tests_its_own_chunks_and_ranks_as_through_the_index(
-    settings, two_models, question
+    settings, monkeypatch, two_models, question
 ):
     def search():
         return search_notebook_hybrid(
             notebook=two_models, question=question, query_vector=[0.0, 0.0, 1.0], model=OURS
         )
 
+    # Budget and cap beyond the notebook's matches: the large branch scores all of them.
+    monkeypatch.setattr(search_module, "LEXICAL_BUDGET", 10**6)
+    monkeypatch.setattr(search_module, "LEXICAL_CAP", 10**6)
     settings.RETRIEVAL_EXACT_MAX_CHUNKS = 2_999  # below the notebook's 3,000 chunks
     through_index = [(hit.chunk.pk, hit.similarity) for hit in search()]
-    ours = vector_indexes.bm25_index_name(model=OURS)
-    assert bm25_scans(plan_of_the_ranking_statement(search)) == {ours: True}
+    ours = vector_indexes.text_index_name(model=OURS)
+    assert full_text_scans(plan_of_the_ranking_statement(search)) == {ours: True}
 
     # Up to the threshold the notebook's own chunks are tested (the planner may still read
     # the index for them when it expects few matches): the same passages, the same order.
@@ -254,8 +240,7 @@ def test_the_first_vectors_of_a_model_get_its_full_text_index(
 
 def test_a_model_too_wide_for_hnsw_still_gets_its_full_text_index(db):
     assert vector_indexes.ensure_model_indexes(model="huge", dimensions=4_001) == [
-        vector_indexes.text_index_name(model="huge"),
-        vector_indexes.bm25_index_name(model="huge"),
+        vector_indexes.text_index_name(model="huge")
     ]
     assert vector_indexes.ensure_model_indexes(model="huge", dimensions=4_001) == []
 

@@ -81,8 +81,7 @@ def near(query: np.ndarray, count: int, spread: float, rng: np.random.Generator)
 @pytest.fixture
 def crowded(owner, outsider, notebook):
     """Our notebook of 40 chunks, inside a table where 1,500 chunks of another owner sit
-    nearer the query than any of ours; the model's HNSW and BM25 indexes built over all of
-    them."""
+    nearer the query than any of ours; the model's HNSW index built over all of them."""
     rng = np.random.default_rng(7)
     query = np.zeros(DIMS)
     query[0] = 1.0
@@ -90,7 +89,6 @@ def crowded(owner, outsider, notebook):
     make_source(theirs, 1_500, near(query, 1_500, 0.05, rng), title="theirs")
     make_source(notebook, 40, near(query, 40, 0.6, rng), title="ours")
     vector_indexes.ensure_vector_index(model=MODEL, dimensions=DIMS)
-    vector_indexes.ensure_bm25_index(model=MODEL)
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE library_chunk")
     return query.tolist()
@@ -167,13 +165,10 @@ def test_reembed_index_builds_the_active_models_index_when_missing(
 
     assert index_exists("fake-embed", 64)
     text_name = vector_indexes.text_index_name(model="fake-embed")
-    bm25_name = vector_indexes.bm25_index_name(model="fake-embed")
     assert out.getvalue().splitlines() == [
         f"{text_name} (full text) for fake-embed exists already.",
-        f"{bm25_name} (BM25) for fake-embed exists already.",
         f"Built {name} for fake-embed (64 dimensions).",
         f"{text_name} (full text) for fake-embed exists already.",
-        f"{bm25_name} (BM25) for fake-embed exists already.",
         f"{name} for fake-embed (64 dimensions) exists already.",
     ]
 
@@ -221,11 +216,11 @@ def test_a_smaller_notebook_with_enough_of_the_index_has_its_vectors_ranked_thro
         monkeypatch.setattr(search, "INDEX_MIN_SHARE", min_share)
         plan = plan_of_the_ranking_statement(ask)
         if mode == "hybrid":
-            # The full text follows the same rule: the model's best from its BM25 index
-            # where the vectors go through its HNSW index, else the notebook's own matches,
-            # exactly.
+            # The full text follows the same rule: through the model's full-text index on
+            # the rarest words where the vectors go through its HNSW index, else the
+            # notebook's own matches, exactly.
             bounded = any(
-                "Scan" in line and "never executed" not in line
+                "Scan" in line and " library_chunk" in line and "never executed" not in line
                 for line in cte_plan(plan, "index_matches")
             )
             assert bounded == hnsw_scan_ran(plan), plan

@@ -79,11 +79,6 @@ class Command(BaseCommand):
             self.stdout.write(f"Built {text_name} (full text) for {model}.")
         else:
             self.stdout.write(f"{text_name} (full text) for {model} exists already.")
-        bm25_name = vector_indexes.bm25_index_name(model=model)
-        if vector_indexes.ensure_bm25_index(model=model):
-            self.stdout.write(f"Built {bm25_name} (BM25) for {model}.")
-        else:
-            self.stdout.write(f"{bm25_name} (BM25) for {model} exists already.")
         name = vector_indexes.index_name(model=model, dimensions=dimensions)
         if vector_indexes.indexed_type(dimensions) is None:
             raise CommandError(

@@ -188,96 +188,152 @@ pair_sets AS MATERIALIZED (
 -- The notebook's size decides the full-text path by the rule that sends its vectors through
 -- the index (`dense_path`, but for a notebook compared from its centre too): above
 -- `exact_max` chunks, and from `index_min_chunks` up when the notebook holds at least
--- `index_min_share` of the model's rows, its best matches come from the model's BM25 index
--- (`large`, `bm25_best`); a smaller share of a larger library would find mostly other
--- notebooks' chunks there. Without that index (being built, or its build failed) every
--- notebook is matched exactly. `reach`: how many of the model's best the index hands over,
--- so that about `reach_factor` times `candidates` of them are the notebook's (its share of
--- the model's chunks), at most `reach_most`. `index_limit`: the index told the same number,
--- through its setting for a scan whose LIMIT it cannot see (this one's is a subquery), so it
--- scores that many and not its default thousand (it scores more again if more are read).
--- Computed with `reach`, before the scan starts: `bm25_best`'s LIMIT reads both.
+-- `index_min_share` of the model's rows, it is matched through the model's full-text index
+-- on its rarest words (`large`); a smaller share of a larger library would read other
+-- notebooks' matches there. A large notebook's lexical budget and cap: `lexical_share` of its
+-- chunks, at least `lexical_budget` and `lexical_cap`, at most `lexical_most`. A fixed budget
+-- is a smaller share of a larger notebook, so it would drop more of the question's words
+-- there and rank further from the exact path; the ceiling is what the time allows.
 bounded AS MATERIALIZED (
-    SELECT chunks, large, reach,
-           set_config('pg_textsearch.default_limit', greatest(reach, 1)::text, true) AS index_limit
-    FROM (
-        SELECT chunks,
-               (chunks > 10000
-                OR (chunks >= 4000
-                    AND chunks >= 0.03::float8 * coalesce(rows, 'Infinity')))
-               AND to_regclass('library_chunk_bm25_74a28a439c8d57ab') IS NOT NULL AS large,
-               least(2000, ceil(1.5::float8 * 30
-                                        * coalesce(rows, chunks) / greatest(chunks, 1)))::bigint
-                   AS reach
-        FROM (SELECT coalesce(sum(chunk_count), 0) AS chunks FROM scope) AS notebook,
-             (SELECT (SELECT reltuples FROM pg_class
-                      WHERE oid = to_regclass('library_chunk_hnsw_384_74a28a439c8d57ab') AND reltuples > 0) AS rows) AS model
-    ) sized
+    SELECT chunks,
+           chunks > 10000
+           OR (chunks >= 4000
+               AND chunks >= 0.03::float8 * coalesce((
+                   SELECT reltuples FROM pg_class
+                   WHERE oid = to_regclass('library_chunk_hnsw_384_74a28a439c8d57ab') AND reltuples > 0), 'Infinity'))
+               AS large,
+           greatest(1000, least(chunks * 0.1::float8, 4000))
+               AS budget,
+           greatest(1000, least(chunks * 0.1::float8, 4000))::bigint
+               AS cap
+    FROM (SELECT coalesce(sum(chunk_count), 0) AS chunks FROM scope) AS notebook
 ),
--- The question's lexemes of each configuration with their weight in BM25, their idf: by
--- their share of all chunks, from ANALYZE's sample of the commonest lexemes, which PostgreSQL
--- keeps (nothing to maintain); a lexeme not among them counts half the least listed share, as
--- the planner counts it; with no statistics yet, every lexeme weighs the same
--- (loupe_lexeme_share, postgres/loupe_rank).
+-- Each of the question's lexemes with its share of all chunks, from ANALYZE's sample of the
+-- commonest lexemes, which PostgreSQL keeps (nothing to maintain; loupe_lexeme_shares,
+-- library/migrations/0021): a lexeme not among them counts half the least listed share, as
+-- the planner counts it; with no statistics yet, 0.
+term_shares AS MATERIALIZED (
+    SELECT t.config, t.lexeme, t.query, s.share
+    FROM terms t
+    JOIN loupe_lexeme_shares(ARRAY(SELECT DISTINCT lexeme FROM terms)) s ON s.term = t.lexeme
+),
+-- The question's lexemes of each configuration with their weight in BM25, their idf by that
+-- share.
 term_weights AS MATERIALIZED (
     SELECT config, array_agg(lexeme ORDER BY lexeme) AS lexemes,
            array_agg(ln(1 + (1 - share + 0.5 / n) / (share + 0.5 / n)) ORDER BY lexeme)
                AS weights
     FROM (
-        SELECT t.config, t.lexeme,
-               loupe_lexeme_share('library_chunk', 'search_vector', t.lexeme) AS share,
-               greatest((SELECT chunks FROM bounded), 1)::float8 AS n
-        FROM terms t
+        SELECT config, lexeme, share, greatest((SELECT chunks FROM bounded), 1)::float8 AS n
+        FROM term_shares
     ) weighed
     GROUP BY config
 ),
--- Every lexeme of the question, OR-ed, per configuration: what a chunk must hold to match.
+-- A large notebook matches on the question's rarest lexemes only, as many as together are
+-- expected in at most its budget of chunks (`bounded`; always the rarest one), so a common
+-- word does not bring in half the notebook. A notebook matched exactly, on all of them.
+chosen_terms AS (
+    SELECT config, lexeme, query,
+           NOT (SELECT large FROM bounded) OR place = 1
+               OR expected <= (SELECT budget FROM bounded)
+               AS chosen
+    FROM (
+        SELECT config, lexeme, query,
+               row_number() OVER w AS place,
+               sum(share) OVER w * (SELECT chunks FROM bounded) AS expected
+        FROM term_shares
+        WINDOW w AS (PARTITION BY config ORDER BY share, lexeme ROWS UNBOUNDED PRECEDING)
+    ) ranked
+),
+-- `query`: every lexeme; `match_query`: the chosen ones, to find chunks with, OR-ed: an AND
+-- finds nothing for most questions. A large notebook's chunks that hold none of the chosen
+-- lexemes rank high only by holding most of the others: `rest_query`, all the others at once
+-- (from two on), finds those that hold every one of them; `more_query`, any of them, is for a
+-- notebook where the chosen ones match too few (`more_matches`).
 queries AS (
-    SELECT config, string_agg(query::text, ' | ')::tsquery AS query
-    FROM terms GROUP BY config
+    SELECT config, string_agg(query::text, ' | ')::tsquery AS query,
+           (string_agg(query::text, ' | ') FILTER (WHERE chosen))::tsquery AS match_query,
+           CASE WHEN count(*) FILTER (WHERE NOT chosen) >= 2
+                THEN (string_agg(query::text, ' & ') FILTER (WHERE NOT chosen))::tsquery
+           END AS rest_query,
+           (string_agg(query::text, ' | ') FILTER (WHERE NOT chosen))::tsquery AS more_query
+    FROM chosen_terms GROUP BY config
 ),
--- A large notebook's full text: the model's best chunks by BM25 from its index, which finds
--- them without scoring every match (block-max WAND), over the question's lexemes of every
--- configuration (the index holds the lexemes as each source was stemmed). The notebook's own
--- are kept after the LIMIT (`index_matches`): as a filter of the index scan, it could no
--- longer stop early (bench/README.md, note 3m). A question of stop words alone has no lexemes: an empty query, not NULL (NULL stops the
--- server's process).
-bm25_best AS MATERIALIZED (
-    SELECT b.id, b.source_id
-    FROM library_chunk b
-    WHERE b.embedding_model = 'example/o''model'
-    ORDER BY loupe_lexeme_text(b.search_vector) <@> to_bm25query(
-        coalesce((SELECT string_agg(DISTINCT lexeme, ' ') FROM terms), ''), 'library_chunk_bm25_74a28a439c8d57ab')
-    LIMIT (SELECT reach FROM bounded WHERE index_limit IS NOT NULL)
-),
--- Those in the notebook's sources, each ranked by loupe_bm25 as the exact path ranks (the
--- index's own score weighs a word by the whole model's chunks, not quite the same). Its
--- full-text vector read only for them (LATERAL ... OFFSET 0: joined plainly, the planner
--- read every chunk of the notebook's sources).
+-- A large notebook is matched per configuration through the model's full-text index (the
+-- filter on the model is that partial index's predicate, library/vector_indexes.py: without
+-- it no index serves). LATERAL ... OFFSET 0 and a step of its own, before the matches meet
+-- the notebook's sources: otherwise the planner walked every source's chunks testing each,
+-- or ran the index scan once per source. The chosen lexemes and `rest_query` as two index
+-- scans, their matches OR-ed (`@@ ANY`): in one query the index walked every lexeme's chunks,
+-- the common ones' too. Only the ids are carried: a match is ranked once it is known to be
+-- the notebook's and within the cap (`matches`).
 index_matches AS MATERIALIZED (
-    SELECT best.id, best.source_id,
-           loupe_bm25(c.search_vector, w.lexemes, w.weights, 1.2::float8) AS score, w.config
-    FROM bm25_best best
-    JOIN scope ON scope.id = best.source_id
-    JOIN term_weights w ON w.config = scope.search_config
+    SELECT c.id, c.source_id, q.config
+    FROM queries q
     CROSS JOIN LATERAL (
-        SELECT c.search_vector FROM library_chunk c WHERE c.id = best.id OFFSET 0
+        SELECT c.id, c.source_id
+        FROM library_chunk c
+        WHERE c.embedding_model = 'example/o''model'
+          AND c.search_vector @@ ANY(array_remove(ARRAY[q.match_query, q.rest_query], NULL))
+        OFFSET 0
     ) c
     WHERE (SELECT large FROM bounded)
+),
+-- A large notebook in which those match fewer than `candidates` of its chunks (a word it does
+-- not hold, or holds less often than the whole table's statistics say) is matched on its
+-- other lexemes too, in no particular order; without them its full-text side found next to
+-- nothing where the exact one finds their best chunks.
+more_matches AS MATERIALIZED (
+    SELECT c.id, c.source_id, q.config
+    FROM queries q
+    CROSS JOIN LATERAL (
+        SELECT c.id, c.source_id
+        FROM library_chunk c
+        WHERE c.embedding_model = 'example/o''model' AND c.search_vector @@ q.more_query
+          AND NOT c.search_vector @@ q.match_query
+          AND NOT coalesce(c.search_vector @@ q.rest_query, false)
+        OFFSET 0
+    ) c
+    WHERE (SELECT large FROM bounded) AND q.more_query IS NOT NULL
+      AND (SELECT count(*) FROM (
+               SELECT FROM index_matches m
+               JOIN scope ON scope.id = m.source_id AND scope.search_config = m.config
+               LIMIT 30) AS found) < 30
+),
+-- A large notebook's matches in its own sources, under their own configuration, cut at its
+-- cap (in no particular order: the statistics are the whole table's and may underestimate a
+-- lexeme in this notebook), then ranked by BM25 (loupe_bm25, library/migrations/0021) as the
+-- exact path ranks. A chunk of a generated document or note is held to the floor, as on the
+-- dense side: its vector looked up for it alone.
+large_matches AS MATERIALIZED (
+    SELECT m.id, m.capped,
+           loupe_bm25(c.search_vector, w.lexemes, w.weights, 1.2::float8) AS score
+    FROM (
+        SELECT m.id, m.config, scope.capped
+        FROM (SELECT id, source_id, config FROM index_matches
+              UNION ALL SELECT id, source_id, config FROM more_matches) m
+        JOIN scope ON scope.id = m.source_id AND scope.search_config = m.config
+        LIMIT (SELECT cap FROM bounded)
+    ) m
+    JOIN term_weights w ON w.config = m.config
+    CROSS JOIN LATERAL (
+        SELECT c.search_vector FROM library_chunk c WHERE c.id = m.id OFFSET 0
+    ) c
+    WHERE NOT m.capped
+       OR (SELECT 1 - (f.embedding <=> %(vector)s::vector) FROM library_chunk f WHERE f.id = m.id)
+          >= %(floor)s
 ),
 -- A notebook searched exactly is matched in one bitmap scan: the model's full-text index
 -- ANDed with the source index on the array of the notebook's sources, so only its own
 -- matches are read from the table. Joined to `scope` row by row the planner ran the index
 -- once per source; testing each chunk decompresses every full-text vector; the index alone
--- would read every notebook's matches, a cost that grows with the library (note 3f). Each
--- match is ranked as it is read, by BM25 (loupe_bm25, postgres/loupe_rank: ts_rank weighs a
--- common word as much as a rare one), held to its source's configuration and the floor as
--- `all_matches` holds the others, and only the best `candidates` go on: `lexical` keeps no
--- more, and the thousands of matches of a notebook of a few thousand chunks were copied
--- through two more steps (note 3j). OFFSET 0: the matches first, then `scope`; pulled up
--- into the join, the bitmap scan ran per source.
+-- would read every notebook's matches, a cost that grows with the library. Each match is
+-- ranked as it is read, by BM25 (loupe_bm25: ts_rank weighs a common word as much as a rare
+-- one), held to its source's configuration and the floor as `large_matches` holds the
+-- others, and only the best `candidates` go on. OFFSET 0: the matches first, then `scope`;
+-- pulled up into the join, the bitmap scan ran per source.
 notebook_matches AS MATERIALIZED (
-    SELECT m.id, m.source_id, m.score, m.config
+    SELECT m.id, scope.capped, m.score
     FROM (
         SELECT c.id, c.source_id,
                loupe_bm25(c.search_vector, w.lexemes, w.weights, 1.2::float8) AS score, q.config
@@ -300,29 +356,11 @@ notebook_matches AS MATERIALIZED (
     ORDER BY m.score DESC, m.id
     LIMIT 30
 ),
--- The matches in the notebook's own sources, under their own configuration. A chunk of a
--- generated document or note is held to the floor on this side too, as on the dense one:
--- its vector looked up for it alone (carried with every match, the vectors cost more).
-all_matches AS MATERIALIZED (
-    SELECT m.id, m.capped, m.score
-    FROM (
-        SELECT m.id, scope.capped, m.score
-        FROM notebook_matches m
-        JOIN scope ON scope.id = m.source_id AND scope.search_config = m.config
-        UNION ALL
-        SELECT m.id, scope.capped, m.score
-        FROM index_matches m
-        JOIN scope ON scope.id = m.source_id AND scope.search_config = m.config
-        WHERE (SELECT large FROM bounded)
-    ) m
-    WHERE NOT m.capped
-       OR (SELECT 1 - (f.embedding <=> %(vector)s::vector) FROM library_chunk f WHERE f.id = m.id)
-          >= %(floor)s
-),
 -- The full-text side's best `candidates`, by BM25.
 lexical AS (
     SELECT id, capped, score
-    FROM all_matches
+    FROM (SELECT id, capped, score FROM notebook_matches
+          UNION ALL SELECT id, capped, score FROM large_matches) m
     ORDER BY score DESC, id
     LIMIT 30
 ),
