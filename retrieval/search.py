@@ -310,15 +310,17 @@ def _hits(rows: Sequence[tuple]) -> list[Hit]:
 
 # The full-text side ranks its matches by BM25 (retrieval/sql/hybrid.sql, loupe_bm25):
 # BM25_K1 is its k1, the usual 1.2 (how soon a word's repeats stop counting), with no length
-# normalisation (b = 0: chunks are windows of about one length). A large notebook's full-text
-# side matches on the question's rarest words expected in at most LEXICAL_SHARE of its chunks
-# and ranks at most as many matches: LEXICAL_BUDGET and LEXICAL_CAP are the least,
-# LEXICAL_MOST the most. A fixed budget is a smaller share of a larger notebook, which would
-# drop more of the question's words there and rank further from the exact path; the ceiling
-# holds a large notebook's search time (bench/README.md).
+# normalisation (b = 0: chunks are windows of about one length). Every match is first ranked
+# by its words' ts_rank times their idf, and the RESCORED best by it by BM25 itself: the
+# bench's notebooks found their exact BM25 best among them every time, in a third of the
+# time. A large notebook's full-text side matches on the question's rarest words expected in
+# at most LEXICAL_SHARE of its chunks, at least LEXICAL_BUDGET, at most LEXICAL_MOST: a
+# fixed budget is a smaller share of a larger notebook, which would drop more of the
+# question's words there and rank further from the exact path; the ceiling holds a large
+# notebook's search time (bench/README.md).
 BM25_K1 = 1.2
+RESCORED = 100
 LEXICAL_BUDGET = 1_000
-LEXICAL_CAP = 1_000
 LEXICAL_SHARE = 0.1
 LEXICAL_MOST = 4_000
 
@@ -425,8 +427,8 @@ def hybrid_constants(*, model: str, dimensions: int, k: int, fusion: Fusion) -> 
         "proximity_weight": float(fusion.proximity_weight),
         "proximity_window": int(fusion.proximity_window),
         "bm25_k1": BM25_K1,
+        "rescored": RESCORED,
         "lexical_budget": LEXICAL_BUDGET,
-        "lexical_cap": LEXICAL_CAP,
         "lexical_share": LEXICAL_SHARE,
         "lexical_most": LEXICAL_MOST,
         "centred": profile.centred if fusion.centred is None else fusion.centred,

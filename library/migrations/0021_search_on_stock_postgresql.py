@@ -58,8 +58,8 @@ MISSING_LIBRARY = (
     "This database still has the pg_textsearch extension that older versions of Loupe "
     "built, and this server no longer has its library, so only a superuser can drop it. "
     "Connect as one and run: UPDATE pg_am SET amhandler = 'gisthandler'::regproc WHERE "
-    "amname = 'bm25'; DROP EXTENSION pg_textsearch CASCADE; then migrate again "
-    "(docs/deploy.md, upgrading). PostgreSQL said: {error}"
+    "amname = 'bm25'; DROP EXTENSION loupe_rank CASCADE; DROP EXTENSION pg_textsearch "
+    "CASCADE; then migrate again (docs/deploy.md, Upgrading). PostgreSQL said: {error}"
 )
 
 
@@ -67,22 +67,27 @@ def drop_extensions(apps, schema_editor):
     from django.db import OperationalError, transaction
 
     with schema_editor.connection.cursor() as cursor:
-        cursor.execute("DROP EXTENSION IF EXISTS loupe_rank CASCADE")
+        cursor.execute(
+            "SELECT EXISTS (SELECT FROM pg_am WHERE amname = 'bm25'), "
+            "(SELECT rolsuper FROM pg_roles WHERE rolname = current_user)"
+        )
+        bm25_method, superuser = cursor.fetchone()
+        if bm25_method and superuser:
+            # Dropping a BM25 index (with either extension: the index reads loupe_rank's
+            # function) opens it through its access method's handler, which pg_textsearch's
+            # library holds, and a new install or the stock database image no longer has.
+            # A built-in handler stands in while they are dropped, unread, in this
+            # transaction. Only a superuser may change the catalogue; the embedded server's
+            # role is one.
+            cursor.execute(
+                "UPDATE pg_am SET amhandler = 'gisthandler'::regproc WHERE amname = 'bm25'"
+            )
         try:
             with transaction.atomic():
+                cursor.execute("DROP EXTENSION IF EXISTS loupe_rank CASCADE")
                 cursor.execute("DROP EXTENSION IF EXISTS pg_textsearch CASCADE")
-            return
         except OperationalError as error:
-            missing = error
-        # The server no longer has pg_textsearch's library (a new install, the stock
-        # database image): dropping a BM25 index opens it through its access method's
-        # handler, which that library held. A built-in handler stands in for the drop: the
-        # indexes are dropped unread. Only a superuser may change the catalogue.
-        cursor.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")
-        if not cursor.fetchone()[0]:
-            raise RuntimeError(MISSING_LIBRARY.format(error=str(missing).strip())) from missing
-        cursor.execute("UPDATE pg_am SET amhandler = 'gisthandler'::regproc WHERE amname = 'bm25'")
-        cursor.execute("DROP EXTENSION pg_textsearch CASCADE")
+            raise RuntimeError(MISSING_LIBRARY.format(error=str(error).strip())) from error
 
 
 class Migration(migrations.Migration):

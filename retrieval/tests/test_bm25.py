@@ -168,12 +168,22 @@ def test_a_large_notebook_matches_on_its_rarest_words_within_its_budget(
     assert cte_rows(notebook, QUESTION, "notebook_matches") == 0
 
 
-def test_a_large_notebook_ranks_at_most_its_cap_of_matches(settings, monkeypatch, notebook, pond):
-    settings.RETRIEVAL_EXACT_MAX_CHUNKS = 10
-    monkeypatch.setattr(search_module, "LEXICAL_CAP", 5)
-    monkeypatch.setattr(search_module, "LEXICAL_SHARE", 0.01)
+@pytest.mark.parametrize("large", [False, True])
+def test_only_the_best_matches_by_their_words_ranks_are_ranked_by_bm25(
+    settings, monkeypatch, notebook, pond, large
+):
+    """Every match is ranked by its words' ts_rank times their idf; only the best RESCORED of
+    those by BM25 itself. The rare word weighs most there too: with one, it is the orchid."""
+    settings.RETRIEVAL_EXACT_MAX_CHUNKS = 10 if large else 10**6
+    monkeypatch.setattr(search_module, "RESCORED", 1)
+    one = Fusion(candidates=1)
 
-    assert cte_rows(notebook, "Where does water grow?", "large_matches") == 5
+    hits = search(notebook, "zygomorphic reeds", k=8, floor=0.5, fusion=one)
+
+    assert ORCHID in texts(hits)
+    assert cte_rows(notebook, "zygomorphic reeds", "rescored") == 1
+    matched = "index_matches" if large else "notebook_matches"
+    assert cte_rows(notebook, "zygomorphic reeds", matched) == 51
 
 
 def test_both_paths_rank_the_same(settings, notebook, pond):
@@ -194,4 +204,4 @@ def test_a_question_of_stop_words_alone_searches_by_meaning_in_a_large_notebook(
     hits = search(notebook, "Why was this?", k=8)
 
     assert len(hits) == 8
-    assert cte_rows(notebook, "Why was this?", "large_matches") == 0
+    assert cte_rows(notebook, "Why was this?", "rescored") == 0

@@ -190,10 +190,10 @@ pair_sets AS MATERIALIZED (
 -- `exact_max` chunks, and from `index_min_chunks` up when the notebook holds at least
 -- `index_min_share` of the model's rows, it is matched through the model's full-text index
 -- on its rarest words (`large`); a smaller share of a larger library would read other
--- notebooks' matches there. A large notebook's lexical budget and cap: `lexical_share` of its
--- chunks, at least `lexical_budget` and `lexical_cap`, at most `lexical_most`. A fixed budget
--- is a smaller share of a larger notebook, so it would drop more of the question's words
--- there and rank further from the exact path; the ceiling is what the time allows.
+-- notebooks' matches there. A large notebook's lexical budget: `lexical_share` of its
+-- chunks, at least `lexical_budget`, at most `lexical_most`. A fixed budget is a smaller
+-- share of a larger notebook, so it would drop more of the question's words there and rank
+-- further from the exact path; the ceiling is what the time allows.
 bounded AS MATERIALIZED (
     SELECT chunks,
            chunks > 10000
@@ -203,9 +203,7 @@ bounded AS MATERIALIZED (
                    WHERE oid = to_regclass('library_chunk_hnsw_384_74a28a439c8d57ab') AND reltuples > 0), 'Infinity'))
                AS large,
            greatest(1000, least(chunks * 0.1::float8, 4000))
-               AS budget,
-           greatest(1000, least(chunks * 0.1::float8, 4000))::bigint
-               AS cap
+               AS budget
     FROM (SELECT coalesce(sum(chunk_count), 0) AS chunks FROM scope) AS notebook
 ),
 -- Each of the question's lexemes with its share of all chunks, from ANALYZE's sample of the
@@ -218,14 +216,16 @@ term_shares AS MATERIALIZED (
     JOIN loupe_lexeme_shares(ARRAY(SELECT DISTINCT lexeme FROM terms)) s ON s.term = t.lexeme
 ),
 -- The question's lexemes of each configuration with their weight in BM25, their idf by that
--- share.
+-- share: by lexeme for loupe_bm25, and as one-word queries for `word_rank`.
 term_weights AS MATERIALIZED (
     SELECT config, array_agg(lexeme ORDER BY lexeme) AS lexemes,
-           array_agg(ln(1 + (1 - share + 0.5 / n) / (share + 0.5 / n)) ORDER BY lexeme)
-               AS weights
+           array_agg(weight ORDER BY lexeme) AS weights,
+           array_agg(query ORDER BY lexeme) AS queries
     FROM (
-        SELECT config, lexeme, share, greatest((SELECT chunks FROM bounded), 1)::float8 AS n
-        FROM term_shares
+        SELECT config, lexeme, query, ln(1 + (1 - share + 0.5 / n) / (share + 0.5 / n)) AS weight
+        FROM (SELECT config, lexeme, query, share,
+                     greatest((SELECT chunks FROM bounded), 1)::float8 AS n
+              FROM term_shares) shared
     ) weighed
     GROUP BY config
 ),
@@ -259,19 +259,27 @@ queries AS (
            (string_agg(query::text, ' | ') FILTER (WHERE NOT chosen))::tsquery AS more_query
     FROM chosen_terms GROUP BY config
 ),
+-- Every match is first ranked as it is read by `word_rank`: each of the question's words it
+-- holds, by ts_rank (which counts a word's repeats, saturating as BM25 does) times the word's
+-- idf. That is BM25 in all but the shape of the saturation, computed by PostgreSQL's own
+-- functions in a third of loupe_bm25's time; the best `rescored` by it are ranked again by
+-- BM25 itself (`rescored`), and the bench's notebooks found their exact BM25 best among them
+-- every time (bench/README.md).
 -- A large notebook is matched per configuration through the model's full-text index (the
 -- filter on the model is that partial index's predicate, library/vector_indexes.py: without
 -- it no index serves). LATERAL ... OFFSET 0 and a step of its own, before the matches meet
 -- the notebook's sources: otherwise the planner walked every source's chunks testing each,
 -- or ran the index scan once per source. The chosen lexemes and `rest_query` as two index
 -- scans, their matches OR-ed (`@@ ANY`): in one query the index walked every lexeme's chunks,
--- the common ones' too. Only the ids are carried: a match is ranked once it is known to be
--- the notebook's and within the cap (`matches`).
+-- the common ones' too.
 index_matches AS MATERIALIZED (
-    SELECT c.id, c.source_id, q.config
+    SELECT c.id, c.source_id, q.config,
+           (SELECT sum(ts_rank(c.search_vector, t.query) * t.weight)
+            FROM unnest(w.queries, w.weights) AS t(query, weight)) AS word_rank
     FROM queries q
+    JOIN term_weights w ON w.config = q.config
     CROSS JOIN LATERAL (
-        SELECT c.id, c.source_id
+        SELECT c.id, c.source_id, c.search_vector
         FROM library_chunk c
         WHERE c.embedding_model = 'example/o''model'
           AND c.search_vector @@ ANY(array_remove(ARRAY[q.match_query, q.rest_query], NULL))
@@ -281,13 +289,16 @@ index_matches AS MATERIALIZED (
 ),
 -- A large notebook in which those match fewer than `candidates` of its chunks (a word it does
 -- not hold, or holds less often than the whole table's statistics say) is matched on its
--- other lexemes too, in no particular order; without them its full-text side found next to
--- nothing where the exact one finds their best chunks.
+-- other lexemes too; without them its full-text side found next to nothing where the exact
+-- one finds their best chunks.
 more_matches AS MATERIALIZED (
-    SELECT c.id, c.source_id, q.config
+    SELECT c.id, c.source_id, q.config,
+           (SELECT sum(ts_rank(c.search_vector, t.query) * t.weight)
+            FROM unnest(w.queries, w.weights) AS t(query, weight)) AS word_rank
     FROM queries q
+    JOIN term_weights w ON w.config = q.config
     CROSS JOIN LATERAL (
-        SELECT c.id, c.source_id
+        SELECT c.id, c.source_id, c.search_vector
         FROM library_chunk c
         WHERE c.embedding_model = 'example/o''model' AND c.search_vector @@ q.more_query
           AND NOT c.search_vector @@ q.match_query
@@ -300,67 +311,56 @@ more_matches AS MATERIALIZED (
                JOIN scope ON scope.id = m.source_id AND scope.search_config = m.config
                LIMIT 30) AS found) < 30
 ),
--- A large notebook's matches in its own sources, under their own configuration, cut at its
--- cap (in no particular order: the statistics are the whole table's and may underestimate a
--- lexeme in this notebook), then ranked by BM25 (loupe_bm25, library/migrations/0021) as the
--- exact path ranks. A chunk of a generated document or note is held to the floor, as on the
--- dense side: its vector looked up for it alone.
-large_matches AS MATERIALIZED (
+-- A notebook searched exactly is matched in one bitmap scan: the model's full-text index
+-- ANDed with the source index on the array of the notebook's sources, so only its own
+-- matches are read from the table. Joined to `scope` row by row the planner ran the index
+-- once per source; testing each chunk decompresses every full-text vector; the index alone
+-- would read every notebook's matches, a cost that grows with the library. OFFSET 0: the
+-- matches first, then `scope`; pulled up into the join, the bitmap scan ran per source.
+notebook_matches AS MATERIALIZED (
+    SELECT c.id, c.source_id, q.config,
+           (SELECT sum(ts_rank(c.search_vector, t.query) * t.weight)
+            FROM unnest(w.queries, w.weights) AS t(query, weight)) AS word_rank
+    FROM queries q
+    JOIN term_weights w ON w.config = q.config
+    CROSS JOIN LATERAL (
+        SELECT c.id, c.source_id, c.search_vector
+        FROM library_chunk c
+        WHERE c.embedding_model = 'example/o''model' AND c.search_vector @@ q.query
+          AND c.source_id = ANY((SELECT array_agg(id) FROM scope)::bigint[])
+        OFFSET 0
+    ) c
+    WHERE NOT (SELECT large FROM bounded)
+),
+-- The matches in the notebook's own sources, under their own configuration, the best
+-- `rescored` by `word_rank` ranked by BM25 (loupe_bm25, library/migrations/0021), whose
+-- full-text vector is read again for them alone (LATERAL ... OFFSET 0: joined plainly, the
+-- planner read every chunk of the notebook's sources). A chunk of a generated document or
+-- note is held to the floor, as on the dense side: its vector looked up for it alone.
+rescored AS MATERIALIZED (
     SELECT m.id, m.capped,
            loupe_bm25(c.search_vector, w.lexemes, w.weights, 1.2::float8) AS score
     FROM (
         SELECT m.id, m.config, scope.capped
-        FROM (SELECT id, source_id, config FROM index_matches
-              UNION ALL SELECT id, source_id, config FROM more_matches) m
+        FROM (SELECT id, source_id, config, word_rank FROM notebook_matches
+              UNION ALL SELECT id, source_id, config, word_rank FROM index_matches
+              UNION ALL SELECT id, source_id, config, word_rank FROM more_matches) m
         JOIN scope ON scope.id = m.source_id AND scope.search_config = m.config
-        LIMIT (SELECT cap FROM bounded)
+        WHERE NOT scope.capped
+           OR (SELECT 1 - (f.embedding <=> %(vector)s::vector)
+               FROM library_chunk f WHERE f.id = m.id) >= %(floor)s
+        ORDER BY m.word_rank DESC, m.id
+        LIMIT 100
     ) m
     JOIN term_weights w ON w.config = m.config
     CROSS JOIN LATERAL (
         SELECT c.search_vector FROM library_chunk c WHERE c.id = m.id OFFSET 0
     ) c
-    WHERE NOT m.capped
-       OR (SELECT 1 - (f.embedding <=> %(vector)s::vector) FROM library_chunk f WHERE f.id = m.id)
-          >= %(floor)s
-),
--- A notebook searched exactly is matched in one bitmap scan: the model's full-text index
--- ANDed with the source index on the array of the notebook's sources, so only its own
--- matches are read from the table. Joined to `scope` row by row the planner ran the index
--- once per source; testing each chunk decompresses every full-text vector; the index alone
--- would read every notebook's matches, a cost that grows with the library. Each match is
--- ranked as it is read, by BM25 (loupe_bm25: ts_rank weighs a common word as much as a rare
--- one), held to its source's configuration and the floor as `large_matches` holds the
--- others, and only the best `candidates` go on. OFFSET 0: the matches first, then `scope`;
--- pulled up into the join, the bitmap scan ran per source.
-notebook_matches AS MATERIALIZED (
-    SELECT m.id, scope.capped, m.score
-    FROM (
-        SELECT c.id, c.source_id,
-               loupe_bm25(c.search_vector, w.lexemes, w.weights, 1.2::float8) AS score, q.config
-        FROM queries q
-        JOIN term_weights w ON w.config = q.config
-        CROSS JOIN LATERAL (
-            SELECT c.id, c.source_id, c.search_vector
-            FROM library_chunk c
-            WHERE c.embedding_model = 'example/o''model' AND c.search_vector @@ q.query
-              AND c.source_id = ANY((SELECT array_agg(id) FROM scope)::bigint[])
-            OFFSET 0
-        ) c
-        WHERE NOT (SELECT large FROM bounded)
-        OFFSET 0
-    ) m
-    JOIN scope ON scope.id = m.source_id AND scope.search_config = m.config
-    WHERE NOT scope.capped
-       OR (SELECT 1 - (f.embedding <=> %(vector)s::vector) FROM library_chunk f WHERE f.id = m.id)
-          >= %(floor)s
-    ORDER BY m.score DESC, m.id
-    LIMIT 30
 ),
 -- The full-text side's best `candidates`, by BM25.
 lexical AS (
     SELECT id, capped, score
-    FROM (SELECT id, capped, score FROM notebook_matches
-          UNION ALL SELECT id, capped, score FROM large_matches) m
+    FROM rescored
     ORDER BY score DESC, id
     LIMIT 30
 ),
