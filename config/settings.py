@@ -50,8 +50,13 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 # Behind a TLS-terminating proxy (Caddy, nginx, Traefik, a cloud load balancer) requests
 # arrive over plain HTTP; trust its X-Forwarded-Proto header to know they were HTTPS. Only
 # set it when every request passes through such a proxy, or clients could forge the header.
-if env_bool("TRUST_X_FORWARDED_PROTO", False):
+# Off, the header is dropped before Django or uvicorn could believe it (config/proxy.py).
+TRUST_X_FORWARDED_PROTO = env_bool("TRUST_X_FORWARDED_PROTO", False)
+if TRUST_X_FORWARDED_PROTO:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# The proxies whose X-Forwarded-For names the client ("*": any, when only the proxy can
+# reach Loupe): the address the per-address sign-in limit counts (config/proxy.py).
+FORWARDED_ALLOW_IPS = env_list("FORWARDED_ALLOW_IPS", ["127.0.0.1", "::1"])
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
 # Sent only on HTTPS responses. A year once production is on; 0 turns it off.
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31_536_000 if PRODUCTION else 0, minimum=0)
@@ -230,13 +235,14 @@ RATE_LIMIT_ASK = parse_rate("RATE_LIMIT_ASK", env_str("RATE_LIMIT_ASK", "30/minu
 # Uploads (one request per file from the page), web pages added and sources re-read.
 RATE_LIMIT_UPLOAD = parse_rate("RATE_LIMIT_UPLOAD", env_str("RATE_LIMIT_UPLOAD", "200/hour"))
 RATE_LIMIT_GENERATE = parse_rate("RATE_LIMIT_GENERATE", env_str("RATE_LIMIT_GENERATE", "30/hour"))
-# Failed sign-ins per user name; per client address too when set (off by default: behind a
-# proxy every request has the proxy's address, and one limit would lock everybody out).
+# Failed sign-ins per user name, and per client address: one address trying many names.
+# Behind a proxy, FORWARDED_ALLOW_IPS must name it, or every request has the proxy's
+# address and the address limit counts everybody's failures together.
 LOGIN_FAILURES_PER_USER = parse_rate(
     "LOGIN_FAILURES_PER_USER", env_str("LOGIN_FAILURES_PER_USER", "5/15minutes")
 )
 LOGIN_FAILURES_PER_ADDRESS = parse_rate(
-    "LOGIN_FAILURES_PER_ADDRESS", env_str("LOGIN_FAILURES_PER_ADDRESS", "off")
+    "LOGIN_FAILURES_PER_ADDRESS", env_str("LOGIN_FAILURES_PER_ADDRESS", "20/15minutes")
 )
 FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 

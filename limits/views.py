@@ -16,8 +16,7 @@ from limits.services import hit, peek
 
 def _keys(request: HttpRequest) -> list[tuple[str, Any]]:
     username = request.POST.get("username", "").strip().lower()[:150]
-    # Behind a proxy every request has the proxy's address, so this limit is off by default
-    # (LOGIN_FAILURES_PER_ADDRESS): it would lock everyone out at once.
+    # The client's own address behind a proxy named in FORWARDED_ALLOW_IPS (config/proxy.py).
     address = request.META.get("REMOTE_ADDR", "")
     return [
         (f"login:user:{username}", settings.LOGIN_FAILURES_PER_USER),

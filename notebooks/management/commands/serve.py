@@ -30,6 +30,8 @@ def web_command(*, host: str, port: int) -> list[str]:
         # On SIGTERM, answers still streaming get this long to finish.
         "--timeout-graceful-shutdown",
         "30",
+        # The application reads proxy headers as the settings allow (config/proxy.py).
+        "--no-proxy-headers",
     ]
 
 
