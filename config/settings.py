@@ -435,6 +435,9 @@ JOBS_KEEP_HOURS = env_int("JOBS_KEEP_HOURS", 72, minimum=1)
 JOBS_KEEP_FAILED_HOURS = env_int("JOBS_KEEP_FAILED_HOURS", 720, minimum=1)
 # /healthz reports unhealthy when no worker has sent a heartbeat for this long.
 HEALTH_WORKER_SECONDS = env_int("HEALTH_WORKER_SECONDS", 60, minimum=15)
+# Client addresses (a monitoring host) to which /healthz shows its backlog counts, as it
+# does to signed-in staff; anyone else gets the verdict without them.
+HEALTH_DETAIL_ADDRESSES = env_list("HEALTH_DETAIL_ADDRESSES", [])
 
 # Content-Security-Policy (django-csp): scripts and styles only from Loupe's own static
 # files, no inline code, no eval (templates keep behaviour in static/app.js). Stored files
