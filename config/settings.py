@@ -423,9 +423,10 @@ PROCRASTINATE_ON_APP_READY = None
 # JOB_RETRY_BASE_SECONDS × 2^attempt, JOB_RETRY_ATTEMPTS runs in all (ops/jobs.py).
 JOB_RETRY_ATTEMPTS = env_int("JOB_RETRY_ATTEMPTS", 5, minimum=1)
 JOB_RETRY_BASE_SECONDS = env_int("JOB_RETRY_BASE_SECONDS", 30, minimum=0)
-# A job whose worker sent no heartbeat for this long (workers send one every 10 s) was
-# orphaned by a dead worker and is queued again (ops/tasks.py).
-JOB_STALLED_SECONDS = env_int("JOB_STALLED_SECONDS", 60, minimum=20)
+# A job whose worker sent no heartbeat for this long (workers send one every 5 s, and look
+# for such jobs every 5 s: ingest/worker.py) was orphaned by a dead worker and is queued
+# again. Four missed heartbeats: a busy worker is late by a second, never by fifteen.
+JOB_STALLED_SECONDS = env_int("JOB_STALLED_SECONDS", 20, minimum=15)
 # `manage.py ingest` and `generate` give up waiting when nothing moved for this long.
 WAIT_IDLE_SECONDS = env_float("WAIT_IDLE_SECONDS", 600.0)
 if WAIT_IDLE_SECONDS <= 0:

@@ -112,7 +112,7 @@ def check_backlog(*, detailed: bool = True) -> str:
 
 
 # The recovery runs every minute, and a dead worker's job counts as stalled after
-# JOB_STALLED_SECONDS (60): anything unheld for longer than this was missed.
+# JOB_STALLED_SECONDS (20): anything unheld for longer than this was missed.
 STUCK_SECONDS = 300
 
 
