@@ -165,9 +165,9 @@ def restore(*, archive_path: Path, force: bool = False) -> Summary:
         if not site_is_empty():
             if not force:
                 raise BackupError(
-                    f"This site already holds data (the database at {settings.DATA_DIR} has "
-                    "tables, or stored files exist): restore into an empty data folder, or "
-                    "add --force to replace everything in it."
+                    "This site already holds data (its database has tables, or stored files "
+                    f"exist; data folder {settings.DATA_DIR}): restore into an empty data "
+                    "folder, or add --force to replace everything in it."
                 )
             _empty_the_site(root)
         with tempfile.TemporaryDirectory(prefix="loupe-restore-") as scratch:
