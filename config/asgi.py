@@ -35,7 +35,7 @@ from config.proxy import ProxyHeaders  # noqa: E402 - needs the settings module 
 from limits.middleware import BodySizeLimit  # noqa: E402
 
 # The client's address and scheme as the proxy settings allow (config/proxy.py).
-application = ProxyHeaders(BodySizeLimit(SyncChainASGIHandler()))
+application = BodySizeLimit(ProxyHeaders(SyncChainASGIHandler()))
 
 # Everything made so far (Django, the apps, their modules: nearly every object the process
 # will hold for good) is left out of the garbage collector's passes. A full pass walked
