@@ -72,10 +72,12 @@ def one_run(env: dict[str, str], fake, owner) -> float:
         wait("the first worker to take the job", lambda: jobs.filter(status="doing").exists())
         wait("the first worker to embed", lambda: fake.embedding_requests)
         job = jobs.get(status="doing")
+        job_worker = job.worker_id
+        assert job_worker is not None
         second = start_worker(env)
         wait(
             "the second worker to start",
-            lambda: ProcrastinateWorker.objects.exclude(pk=job.worker_id).exists(),
+            lambda: ProcrastinateWorker.objects.exclude(pk=job_worker).exists(),
         )
         first.send_signal(signal.SIGKILL)
         first.wait(timeout=10)
@@ -85,7 +87,6 @@ def one_run(env: dict[str, str], fake, owner) -> float:
             job.refresh_from_db()
             return job.status != "doing" or job.worker_id != job_worker
 
-        job_worker = job.worker_id
         wait("the job to be queued again", queued_again)
         return time.monotonic() - killed
     finally:
