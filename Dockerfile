@@ -37,4 +37,4 @@ VOLUME ["/data"]
 EXPOSE 8000
 # The web container; docker-compose.yml gives the migrate and worker containers their own.
 CMD ["python", "-m", "uvicorn", "config.asgi:application", "--host", "0.0.0.0", "--port", "8000", \
-     "--timeout-graceful-shutdown", "30"]
+     "--timeout-graceful-shutdown", "30", "--no-proxy-headers"]

@@ -66,7 +66,7 @@ BENCH_DATA ?= /tmp/loupe-bench
 RETRIEVAL_BENCH_ARGS ?=
 bench: install
 	for script in manual_text_quality ingest_overhead fair_queue embedding_efficiency worker_memory retrieval_latency \
-		stream_overhead load; do \
+		stream_overhead load recovery_latency; do \
 		args=; [ $$script = retrieval_latency ] && args="$(RETRIEVAL_BENCH_ARGS)"; \
 		LOUPE_DATA_DIR=$(BENCH_DATA) $(PY) bench/$$script.py $$args || status=1; \
 	done; LOUPE_DATA_DIR=$(BENCH_DATA) $(PY) -m config.database stop; exit $${status:-0}

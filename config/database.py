@@ -152,6 +152,31 @@ def stop_embedded_postgres(data_dir: Path) -> None:
     )
 
 
+def embedded_postgres_runs(data_dir: Path) -> bool:
+    """Whether the embedded server's postmaster, named in its postmaster.pid, is alive."""
+    try:
+        pid = int((data_dir / "pgdata" / "postmaster.pid").read_text().split()[0])
+        os.kill(pid, 0)
+    except PermissionError:
+        pass  # it runs, as another user
+    except (OSError, ValueError, IndexError):  # no file, no process, or an unreadable file
+        return False
+    # A killed postmaster its parent has not reaped yet is a zombie: it answers kill(0).
+    with contextlib.suppress(OSError, IndexError):
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    return True
+
+
+def restart_embedded_postgres_if_down(data_dir: Path, buffers: str = "") -> bool:
+    """Start the embedded server again if it died (`manage.py serve` asks every few
+    seconds, as it watches its worker); True when it had to. PostgreSQL replays its
+    write-ahead log on start, so what was committed before it died is there."""
+    if embedded_postgres_runs(data_dir):
+        return False
+    start_embedded_postgres(data_dir, buffers)
+    return True
+
+
 if __name__ == "__main__":
     import sys
 

@@ -50,8 +50,13 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 # Behind a TLS-terminating proxy (Caddy, nginx, Traefik, a cloud load balancer) requests
 # arrive over plain HTTP; trust its X-Forwarded-Proto header to know they were HTTPS. Only
 # set it when every request passes through such a proxy, or clients could forge the header.
-if env_bool("TRUST_X_FORWARDED_PROTO", False):
+# Off, the header is dropped before Django or uvicorn could believe it (config/proxy.py).
+TRUST_X_FORWARDED_PROTO = env_bool("TRUST_X_FORWARDED_PROTO", False)
+if TRUST_X_FORWARDED_PROTO:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# The proxies whose X-Forwarded-For names the client ("*": any, when only the proxy can
+# reach Loupe): the address the per-address sign-in limit counts (config/proxy.py).
+FORWARDED_ALLOW_IPS = env_list("FORWARDED_ALLOW_IPS", ["127.0.0.1", "::1"])
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
 # Sent only on HTTPS responses. A year once production is on; 0 turns it off.
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31_536_000 if PRODUCTION else 0, minimum=0)
@@ -230,13 +235,14 @@ RATE_LIMIT_ASK = parse_rate("RATE_LIMIT_ASK", env_str("RATE_LIMIT_ASK", "30/minu
 # Uploads (one request per file from the page), web pages added and sources re-read.
 RATE_LIMIT_UPLOAD = parse_rate("RATE_LIMIT_UPLOAD", env_str("RATE_LIMIT_UPLOAD", "200/hour"))
 RATE_LIMIT_GENERATE = parse_rate("RATE_LIMIT_GENERATE", env_str("RATE_LIMIT_GENERATE", "30/hour"))
-# Failed sign-ins per user name; per client address too when set (off by default: behind a
-# proxy every request has the proxy's address, and one limit would lock everybody out).
+# Failed sign-ins per user name, and per client address: one address trying many names.
+# Behind a proxy, FORWARDED_ALLOW_IPS must name it, or every request has the proxy's
+# address and the address limit counts everybody's failures together.
 LOGIN_FAILURES_PER_USER = parse_rate(
     "LOGIN_FAILURES_PER_USER", env_str("LOGIN_FAILURES_PER_USER", "5/15minutes")
 )
 LOGIN_FAILURES_PER_ADDRESS = parse_rate(
-    "LOGIN_FAILURES_PER_ADDRESS", env_str("LOGIN_FAILURES_PER_ADDRESS", "off")
+    "LOGIN_FAILURES_PER_ADDRESS", env_str("LOGIN_FAILURES_PER_ADDRESS", "20/15minutes")
 )
 FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 
@@ -417,9 +423,10 @@ PROCRASTINATE_ON_APP_READY = None
 # JOB_RETRY_BASE_SECONDS × 2^attempt, JOB_RETRY_ATTEMPTS runs in all (ops/jobs.py).
 JOB_RETRY_ATTEMPTS = env_int("JOB_RETRY_ATTEMPTS", 5, minimum=1)
 JOB_RETRY_BASE_SECONDS = env_int("JOB_RETRY_BASE_SECONDS", 30, minimum=0)
-# A job whose worker sent no heartbeat for this long (workers send one every 10 s) was
-# orphaned by a dead worker and is queued again (ops/tasks.py).
-JOB_STALLED_SECONDS = env_int("JOB_STALLED_SECONDS", 60, minimum=20)
+# A job whose worker sent no heartbeat for this long (workers send one every 5 s, and look
+# for such jobs every 5 s: ingest/worker.py) was orphaned by a dead worker and is queued
+# again. Four missed heartbeats: a busy worker is late by a second, never by fifteen.
+JOB_STALLED_SECONDS = env_int("JOB_STALLED_SECONDS", 20, minimum=15)
 # `manage.py ingest` and `generate` give up waiting when nothing moved for this long.
 WAIT_IDLE_SECONDS = env_float("WAIT_IDLE_SECONDS", 600.0)
 if WAIT_IDLE_SECONDS <= 0:
@@ -429,6 +436,9 @@ JOBS_KEEP_HOURS = env_int("JOBS_KEEP_HOURS", 72, minimum=1)
 JOBS_KEEP_FAILED_HOURS = env_int("JOBS_KEEP_FAILED_HOURS", 720, minimum=1)
 # /healthz reports unhealthy when no worker has sent a heartbeat for this long.
 HEALTH_WORKER_SECONDS = env_int("HEALTH_WORKER_SECONDS", 60, minimum=15)
+# Client addresses (a monitoring host) to which /healthz shows its backlog counts, as it
+# does to signed-in staff; anyone else gets the verdict without them.
+HEALTH_DETAIL_ADDRESSES = env_list("HEALTH_DETAIL_ADDRESSES", [])
 
 # Content-Security-Policy (django-csp): scripts and styles only from Loupe's own static
 # files, no inline code, no eval (templates keep behaviour in static/app.js). Stored files

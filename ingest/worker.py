@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from django.conf import settings
+from django.db import DatabaseError, connection
 from procrastinate import App
 from procrastinate.contrib.django import app
 from procrastinate.worker import Worker
@@ -21,6 +22,13 @@ from ops.database import worker_connector
 from ops.waiting import Waiting, wait_for
 
 logger = logging.getLogger(__name__)
+
+# A worker's heartbeat (procrastinate_workers.last_heartbeat), and how often each worker
+# looks for the jobs of one whose heartbeats stopped (JOB_STALLED_SECONDS ago): a killed
+# worker's job runs again within JOB_STALLED_SECONDS + RECOVERY_SECONDS (bench/README.md,
+# recovery latency), instead of waiting for the minutely sweep of everything else.
+HEARTBEAT_SECONDS = 5.0
+RECOVERY_SECONDS = 5.0
 
 
 def drain_queue(queue: str = "ingest") -> None:
@@ -130,20 +138,27 @@ async def _run_until_stopped(
         try:
             async with worker_app.open_async():
                 # App._worker applies the app's worker defaults, as run_worker does.
-                options: dict[str, Any] = {"concurrency": concurrency}
+                options: dict[str, Any] = {
+                    "concurrency": concurrency,
+                    "update_heartbeat_interval": HEARTBEAT_SECONDS,
+                }
                 if queues:
                     options["queues"] = queues
                 if shutdown_graceful_timeout is not None:
                     options["shutdown_graceful_timeout"] = shutdown_graceful_timeout
                 worker = worker_app._worker(install_signal_handlers=False, **options)
                 current[:] = [worker]
-                keep_alive = asyncio.create_task(_beat_while_jobs_run(worker_app, worker))
+                side_tasks = [
+                    asyncio.create_task(_beat_while_jobs_run(worker_app, worker)),
+                    asyncio.create_task(_requeue_stalled_jobs()),
+                ]
                 try:
                     await worker.run()
                 finally:
-                    keep_alive.cancel()
-                    with contextlib.suppress(asyncio.CancelledError):
-                        await keep_alive
+                    for task in side_tasks:
+                        task.cancel()
+                        with contextlib.suppress(asyncio.CancelledError):
+                            await task
         except Exception:
             logger.exception("the worker failed")
         if stopping.is_set():
@@ -162,10 +177,28 @@ async def _beat_while_jobs_run(worker_app: App, worker: Worker) -> None:
     heartbeat the stalled-job recovery (ops/recovery.py) would run such a job a second time
     elsewhere while it is still running here."""
     while True:
-        await asyncio.sleep(10)
+        await asyncio.sleep(HEARTBEAT_SECONDS)
         if worker.worker_id is None or not worker._running_jobs:
             continue
         try:
             await worker_app.job_manager.update_heartbeat(worker.worker_id)
         except Exception as exc:  # the database may be away; the next beat tries again
             logger.debug("heartbeat of worker %s: %s", worker.worker_id, exc)
+
+
+async def _requeue_stalled_jobs() -> None:
+    """Every RECOVERY_SECONDS, the jobs of workers whose heartbeats stopped are queued
+    again (ops/recovery.py), on a Django connection of a thread of their own."""
+    while True:
+        await asyncio.sleep(RECOVERY_SECONDS)
+        try:
+            await asyncio.to_thread(_requeue_stalled_jobs_now)
+        except DatabaseError as exc:  # the database may be away; the next round tries again
+            logger.debug("stalled jobs not looked at: %s", exc)
+
+
+def _requeue_stalled_jobs_now() -> None:
+    try:
+        recovery.recover_stalled_jobs()
+    finally:
+        connection.close()

@@ -28,11 +28,16 @@ Send = Callable[[Message], Awaitable[None]]
 
 
 def too_large_message() -> str:
-    mib = settings.REQUEST_MAX_BYTES / (1024 * 1024)
+    """Names the size a person may upload: UPLOAD_MAX_BYTES. The request may be a little
+    larger (REQUEST_MAX_BYTES leaves room for the form around the file), which is no size
+    anyone chose; unless REQUEST_MAX_BYTES was set below it, then that is the limit."""
+    size, setting = settings.UPLOAD_MAX_BYTES, "UPLOAD_MAX_BYTES"
+    if size > settings.REQUEST_MAX_BYTES:
+        size, setting = settings.REQUEST_MAX_BYTES, "REQUEST_MAX_BYTES"
     return _(
-        "This upload is larger than %(mib).0f MiB, the most Loupe accepts at once "
-        "(UPLOAD_MAX_BYTES). Upload fewer or smaller files."
-    ) % {"mib": mib}
+        "This upload is larger than %(mib)s MiB, the most Loupe accepts at once "
+        "(%(setting)s). Upload fewer or smaller files."
+    ) % {"mib": f"{size / (1024 * 1024):.3g}", "setting": setting}
 
 
 def _declared_length(value: str | None) -> int | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import AsyncIterator, Generator
 from typing import Any
 
@@ -11,6 +12,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
+from django.db import DatabaseError
 from django.db.models import Count, Max, OuterRef, Subquery
 from django.http import Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -47,6 +49,8 @@ from notebooks.services import (
     save_answer_as_note,
     unlink_source,
 )
+from ops.database import is_lost_database
+from ops.outage import outage_message
 from providers.errors import ProviderError
 from retrieval.chosen_sources import AskedSources, choose_sources, source_choice, sources_to_ask
 from sharing import access
@@ -55,6 +59,8 @@ from texts import message_of, translated
 from texts.errors import UserFacingError
 from web.notebook_pages import HtmxHttpRequest, get_notebook_for_user, render_citation
 from web.page_images import PageNotRendered, render_page_png
+
+logger = logging.getLogger(__name__)
 
 
 def _sources_context(request: HtmxHttpRequest, notebook: Notebook) -> dict[str, Any]:
@@ -395,7 +401,8 @@ def ask(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
 def ask_stream(request: HtmxHttpRequest, notebook_id: int) -> StreamingHttpResponse:
     """The answer as server-sent events: `delta` events carry the text as the model writes
     it, then `done` names the stored message (whose rendered form replaces the raw text),
-    or `error` says why there is none. A reader that hangs up stops the model call."""
+    or `error` says why there is none. A reader that hangs up stops the model call; a
+    database lost on the way ends it with an `error` event saying so."""
     notebook = get_notebook_for_user(request, notebook_id, Role.EDITOR)
     conversation = None
     if conversation_id := request.POST.get("conversation", "").strip():
@@ -449,6 +456,13 @@ async def _answer_events(
             except (CreditSpent, ProviderError, UserFacingError) as exc:
                 yield _event("error", {"error": translated(message_of(exc))})
                 return
+            except DatabaseError as exc:
+                if not is_lost_database(exc):
+                    raise
+                # One line: the outage is the operator's news, its traceback nobody's.
+                logger.warning("an answer in notebook %s lost the database: %s", notebook.pk, exc)
+                yield _event("error", {"error": outage_message()})
+                return
             if item is None:
                 return
             if isinstance(item, Answer):
@@ -468,7 +482,12 @@ async def _answer_events(
             else:
                 yield _event("delta", {"text": item})
     finally:
-        await sync_to_async(answers.close)()
+        try:
+            await sync_to_async(answers.close)()
+        except DatabaseError as exc:
+            # Closing rolls back what the answer began, on the connection that was lost.
+            if not is_lost_database(exc):
+                raise
 
 
 @login_required

@@ -20,6 +20,7 @@ from procrastinate.jobs import Job
 from ops.database import is_lost_database
 from providers.errors import ProviderError
 from texts import Text, message_of
+from texts.errors import without_server_paths
 
 if TYPE_CHECKING:
     from library.background_work import BackgroundWork
@@ -92,6 +93,6 @@ def run_background_work(
         if raise_transient and is_lost_database(exc):
             raise  # the job runs again once the database is back (ops/database.py)
         logger.exception("%s %s failed", work._meta.verbose_name, work.pk)
-        give_up(unexpected(f"{type(exc).__name__}: {exc}"))
+        give_up(unexpected(without_server_paths(f"{type(exc).__name__}: {exc}")))
         return False
     return True

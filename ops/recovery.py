@@ -157,6 +157,17 @@ def recover_stuck_work() -> Recovered:
     return recovered
 
 
+def recover_stalled_jobs() -> Recovered:
+    """Only the jobs of dead workers: what a worker looks for every few seconds
+    (ingest/worker.py), so that a killed worker's job runs again soon after its last
+    heartbeat is JOB_STALLED_SECONDS old."""
+    recovered = Recovered()
+    _recover_stalled_jobs(recovered)
+    if recovered:
+        logger.warning("recovered stuck work: %s", recovered)
+    return recovered
+
+
 def recover_rows(work: Work, ids: Sequence[int]) -> Recovered:
     """The same, for these rows only (a command waiting for its own work, ops/waiting.py)."""
     recovered = Recovered()

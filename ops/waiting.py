@@ -51,7 +51,7 @@ RETURNING id, status, task_name, priority, lock, queueing_lock, args, scheduled_
 
 # How long an own job may wait, due, while another worker looks alive, before it runs here.
 TAKE_OVER_SECONDS = 10.0
-# A worker counts as alive for this decision when its last heartbeat (one every 10 s) is this
+# A worker counts as alive for this decision when its last heartbeat (one every 5 s) is this
 # recent: a worker killed a minute ago must not hold up the command that long.
 ALIVE_SECONDS = 25.0
 
@@ -210,8 +210,9 @@ def _close_connection() -> None:
 
 
 async def _beat(worker_app: App, worker_id: int) -> None:
+    # As often as a worker's own (ingest/worker.py): four beats fit in JOB_STALLED_SECONDS.
     while True:
-        await asyncio.sleep(10)
+        await asyncio.sleep(5)
         try:
             await worker_app.job_manager.update_heartbeat(worker_id)
         except Exception as exc:  # the database is away: try again at the next beat

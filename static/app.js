@@ -75,8 +75,9 @@ function noticeText(html) {
       if (response.status === 402) {
         document.getElementById("credit-notice").innerHTML = await response.text();
         error = say(form, "credit", "Your credit is spent.");
-      } else if (response.status === 429 || response.status === 413) {
-        // The abuse limits' notice (limits/), shown in the chat where the question was asked.
+      } else if (response.status === 429 || response.status === 413 || response.status === 503) {
+        // The abuse limits' notice (limits/), or the database outage's (ops/outage.py),
+        // shown in the chat where the question was asked.
         error = noticeText(await response.text());
       } else if (!response.ok) {
         error = say(form, "http", "Loupe could not answer (HTTP {status}).")
@@ -269,8 +270,8 @@ function noticeText(html) {
       if (xhr.status === 402) {
         document.getElementById("credit-notice").innerHTML = xhr.responseText;
         fail(form.dataset.msgRefused || "The upload was refused");
-      } else if (xhr.status === 429 || xhr.status === 413) {
-        fail(noticeText(xhr.responseText));  // the abuse limits' reason, beside the file
+      } else if (xhr.status === 429 || xhr.status === 413 || xhr.status === 503) {
+        fail(noticeText(xhr.responseText));  // the limit's or the outage's reason, beside the file
       } else if (xhr.status >= 200 && xhr.status < 300) {
         item.remove();
         htmx.swap("#sources", xhr.responseText, { swapStyle: "outerHTML" });

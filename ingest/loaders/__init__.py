@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 from pathlib import Path
 from typing import NamedTuple
 
@@ -13,10 +14,15 @@ from ingest.passages import LoaderError, Passage
 from texts import Text
 
 TEXT_SUFFIXES = {".txt", ".md", ".markdown", ".text", ".rst", ".csv"}
+TEXT_BOMS = (codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 
 
 def detect_kind(filename: str, head: bytes) -> str:
     """Name the kind of an upload from its first bytes, falling back to its name."""
+    # A byte-order mark says text before anything else can guess: UTF-16's FF FE reads as
+    # an MPEG audio frame header (Windows "Unicode" .txt, Excel's "Unicode text").
+    if head.startswith(TEXT_BOMS):
+        return "text"
     if head.lstrip(b"\x00\t\n\r ").startswith(b"%PDF-") or b"%PDF-" in head[:1024]:
         return "pdf"
     if image.is_image(head):

@@ -20,6 +20,7 @@ from django.contrib.auth.models import User
 from ingest.passages import LoaderError, Passage
 from providers import stt
 from texts import Text
+from texts.errors import without_server_paths
 
 MIB = 1024 * 1024
 SENT_AS_UPLOADED = {"mp3", "wav"}
@@ -94,7 +95,8 @@ def _ffmpeg(*args: str) -> subprocess.CompletedProcess[bytes]:
 def _ffmpeg_error(stderr: bytes) -> str:
     """The last lines ffmpeg wrote, which name what went wrong."""
     lines = [line for line in stderr.decode(errors="replace").splitlines() if line.strip()]
-    return " ".join(lines[-2:])[:300] or "no message"
+    # ffmpeg names its input by its path on the server.
+    return without_server_paths(" ".join(lines[-2:]))[:300] or "no message"
 
 
 def _seconds(match: re.Match[bytes]) -> float:

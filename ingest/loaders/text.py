@@ -37,9 +37,24 @@ def decode_text(data: bytes) -> Decoded:
     if len(data) >= MIN_BYTES_TO_DETECT:
         best = from_bytes(data).best()
         if best is not None and best.encoding:
-            return Decoded(str(best), best.encoding, True)
+            text = str(best)
+            return Decoded(text, _western_name(data, text) or best.encoding, True)
     # cp1252 leaves five bytes undefined; `replace` keeps them from ever raising.
     return Decoded(data.decode("cp1252", errors="replace"), "cp1252", True)
+
+
+def _western_name(data: bytes, text: str) -> str:
+    """ "latin-1" (or "cp1252", its Windows superset) when the detector's text is exactly
+    what that encoding reads. Central European cp1250 agrees with Latin-1 on the letters of
+    German and much else, and the detector may name it for a plain Latin-1 file."""
+    try:
+        western = data.decode("cp1252")
+    except UnicodeDecodeError:
+        return ""
+    if western != text:
+        return ""
+    # Latin-1 has control characters where cp1252 has its quotes, dashes and the euro.
+    return "cp1252" if any(0x80 <= byte <= 0x9F for byte in data) else "latin-1"
 
 
 def decode(data: bytes) -> str:

@@ -49,6 +49,15 @@ def _hash_and_size(upload: File) -> tuple[str, int, bytes]:
     return digest.hexdigest(), size, head
 
 
+def printable_name(name: str) -> str:
+    """A file name as a browser's upload arrives (Django's multipart parser): no folders,
+    no unprintable characters. Among those are the bidirectional controls: a right-to-left
+    override (U+202E) before "fdp.exe" shows the name of a program as one ending ".pdf"."""
+    name = Path(name.replace("\\", "/")).name
+    name = "".join(char for char in name if char.isprintable())
+    return "" if name in {".", ".."} else name
+
+
 def add_source(
     *, owner: User, notebook: Notebook, upload: File, pdf_capture: str | None = None
 ) -> AddedSource:
@@ -61,7 +70,7 @@ def add_source(
     model server down, say) may be gone.
     """
 
-    filename = Path(upload.name or "upload").name
+    filename = printable_name(upload.name or "") or "upload"
     sha256, size, head = _hash_and_size(upload)
     if size == 0:
         raise UploadRejected(_("%(name)s is empty.") % {"name": filename})

@@ -38,3 +38,36 @@ def test_random_bytes_never_raise():
     decoded = text.decode_text(bytes(range(128, 256)) * 3)
     assert decoded.guessed
     assert isinstance(decoded.text, str)
+
+
+def test_a_latin_1_file_is_labelled_latin_1(tmp_path):
+    german = "Grüße aus Köln, schöne Straße. Das Mädchen aß Äpfel und Brötchen."
+    path = tmp_path / "de.txt"
+    path.write_bytes(german.encode("latin-1"))
+
+    loaded = load_passages("text", path)
+
+    assert loaded.passages[0].text == german
+    assert loaded.reader == "text file (encoding not declared; read as latin-1, a guess)"
+
+
+def test_windows_quotes_make_it_cp1252(tmp_path):
+    german = "„Grüße aus Köln“ – schöne Straße. Das Mädchen aß Äpfel und Brötchen."
+    path = tmp_path / "de.txt"
+    path.write_bytes(german.encode("cp1252"))
+
+    loaded = load_passages("text", path)
+
+    assert loaded.passages[0].text == german
+    assert "read as cp1252, a guess" in loaded.reader
+
+
+def test_a_central_european_file_keeps_its_encoding(tmp_path):
+    czech = "Příliš žluťoučký kůň úpěl ďábelské ódy. Čeština je krásný jazyk, řekl učitel."
+    path = tmp_path / "cs.txt"
+    path.write_bytes(czech.encode("cp1250"))
+
+    loaded = load_passages("text", path)
+
+    assert loaded.passages[0].text == czech
+    assert "read as cp1250, a guess" in loaded.reader

@@ -60,3 +60,11 @@ def test_the_address_limit_counts_failures_across_user_names(client, owner, sett
     _sign_in(client, "bob", "wrong")
 
     assert _sign_in(client, "owner", "owner-pass-123").status_code == 429
+
+
+def test_one_address_trying_many_names_is_throttled_by_default(client, owner):
+    # Out of the box: 20 failures from one address in 15 minutes, whatever names they try.
+    for n in range(20):
+        assert _sign_in(client, f"guess{n}", "wrong").status_code == 200
+
+    assert _sign_in(client, "owner", "owner-pass-123").status_code == 429

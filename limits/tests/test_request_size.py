@@ -23,7 +23,7 @@ class UnreadableBody(io.RawIOBase):
 
 
 def test_a_declared_length_over_the_limit_is_refused_unread(client, owner, notebook, settings):
-    settings.REQUEST_MAX_BYTES = 1000
+    settings.UPLOAD_MAX_BYTES, settings.REQUEST_MAX_BYTES = 500, 1000
     client.force_login(owner)
 
     response = client.generic(
@@ -99,7 +99,7 @@ async def reads_everything(scope, receive, send):
 
 
 def test_asgi_refuses_a_declared_length_over_the_limit_without_receiving(settings):
-    settings.REQUEST_MAX_BYTES = 1000
+    settings.UPLOAD_MAX_BYTES, settings.REQUEST_MAX_BYTES = 500, 1000
 
     sent, asked = _run_asgi(
         BodySizeLimit(reads_everything),
@@ -113,7 +113,7 @@ def test_asgi_refuses_a_declared_length_over_the_limit_without_receiving(setting
 
 
 def test_asgi_cuts_off_a_chunked_body_past_the_limit(settings):
-    settings.REQUEST_MAX_BYTES = 1000
+    settings.UPLOAD_MAX_BYTES, settings.REQUEST_MAX_BYTES = 500, 1000
 
     sent, asked = _run_asgi(BodySizeLimit(reads_everything), headers=[], chunks=[b"x" * 400] * 100)
 
@@ -122,7 +122,7 @@ def test_asgi_cuts_off_a_chunked_body_past_the_limit(settings):
 
 
 def test_asgi_passes_a_body_within_the_limit(settings):
-    settings.REQUEST_MAX_BYTES = 1000
+    settings.UPLOAD_MAX_BYTES, settings.REQUEST_MAX_BYTES = 500, 1000
 
     sent, asked = _run_asgi(
         BodySizeLimit(reads_everything),
@@ -137,8 +137,46 @@ def test_asgi_passes_a_body_within_the_limit(settings):
 def test_the_served_application_has_the_limit(settings):
     from config.asgi import application
 
-    settings.REQUEST_MAX_BYTES = 1000
+    settings.UPLOAD_MAX_BYTES, settings.REQUEST_MAX_BYTES = 500, 1000
 
     assert isinstance(application, BodySizeLimit)
     sent, asked = _run_asgi(application, headers=[(b"content-length", b"5000000")], chunks=[b"x"])
     assert (sent[0]["status"], asked) == (413, 0)
+
+
+def test_the_refusal_names_the_upload_limit_a_person_can_act_on(client, owner, notebook, settings):
+    # The request may carry 1 MiB of form beside the file; the limit to name is the file's.
+    settings.UPLOAD_MAX_BYTES = 100 * 1024 * 1024
+    settings.REQUEST_MAX_BYTES = settings.UPLOAD_MAX_BYTES + 1024 * 1024
+    client.force_login(owner)
+
+    response = client.generic(
+        "POST",
+        reverse("notebooks:upload", args=[notebook.pk]),
+        data=b"x",
+        content_type="multipart/form-data; boundary=b",
+        CONTENT_LENGTH=str(300 * 1024 * 1024),
+        **{"wsgi.input": UnreadableBody()},
+    )
+
+    assert response.status_code == 413
+    assert "larger than 100 MiB" in response.text
+    assert "(UPLOAD_MAX_BYTES)" in response.text
+
+
+def test_a_request_limit_below_the_upload_limit_is_the_one_named(client, owner, notebook, settings):
+    settings.UPLOAD_MAX_BYTES = 100 * 1024 * 1024
+    settings.REQUEST_MAX_BYTES = 20 * 1024 * 1024
+    client.force_login(owner)
+
+    response = client.generic(
+        "POST",
+        reverse("notebooks:upload", args=[notebook.pk]),
+        data=b"x",
+        content_type="multipart/form-data; boundary=b",
+        CONTENT_LENGTH=str(300 * 1024 * 1024),
+        **{"wsgi.input": UnreadableBody()},
+    )
+
+    assert "larger than 20 MiB" in response.text
+    assert "(REQUEST_MAX_BYTES)" in response.text

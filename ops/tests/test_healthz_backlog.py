@@ -17,8 +17,9 @@ from ops.tests.worker_traces import worker_seen
 
 
 @pytest.fixture(autouse=True)
-def fresh_state(db, monkeypatch):
+def fresh_state(db, monkeypatch, settings):
     monkeypatch.setattr(health, "_migrations_current", False)
+    settings.HEALTH_DETAIL_ADDRESSES = ["127.0.0.1"]  # the test client's: counts shown
     with connection.cursor() as cursor:
         cursor.execute("DELETE FROM procrastinate_workers")
         cursor.execute("DELETE FROM procrastinate_jobs")

@@ -11,6 +11,7 @@ from django.core.files import File
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from ingest.services import UploadRejected, add_source, add_url
+from ingest.services.adding import printable_name
 from ingest.worker import source_name, source_progress, wait_for_sources
 from library.models import Preferences, Source
 from notebooks.services import get_or_create_notebook
@@ -60,6 +61,9 @@ class Command(BaseCommand):
         # With --json, stdout holds only the result lines; everything else goes to stderr.
         say = self.stderr.write if as_json else self.stdout.write
 
+        # A title typed on a command line may carry what a browser's form would not show:
+        # bidirectional controls (U+202E) that make it read otherwise.
+        title = "".join(char for char in options["notebook"] if char.isprintable())
         User = get_user_model()
         user, created = User.objects.get_or_create(username=options["user"])
         if created:
@@ -70,16 +74,17 @@ class Command(BaseCommand):
         # The user's own notebook of that title, or one shared with them as an editor;
         # neither: a new one of their own.
         try:
-            notebook = access.find_notebook(user, options["notebook"], Role.EDITOR)
+            notebook = access.find_notebook(user, title, Role.EDITOR)
         except UserFacingError as exc:
             raise CommandError(str(exc)) from exc
         if notebook is None:
-            notebook, created = get_or_create_notebook(owner=user, title=options["notebook"])
+            notebook, created = get_or_create_notebook(owner=user, title=title)
             if created:
                 say(f"Created notebook {notebook.title!r}.")
 
         results: list[dict[str, Any]] = []
-        queued: dict[int, dict[str, Any]] = {}
+        # A source's results: more than one when the same bytes came under several names.
+        queued: dict[int, list[dict[str, Any]]] = {}
         urls: dict[int, str] = {}
         for raw in options["paths"]:
             path = Path(raw)
@@ -87,7 +92,7 @@ class Command(BaseCommand):
             is_url = bool(URL_SCHEME.match(raw)) and not path.exists()
             result: dict[str, Any] = {
                 "source_id": None,
-                "name": raw if is_url else path.name,
+                "name": raw if is_url else printable_name(path.name),
                 "kind": None,
                 "status": Source.Status.FAILED.value,
                 "pages": None,
@@ -113,7 +118,7 @@ class Command(BaseCommand):
                 result["error"] = str(exc)
                 continue
             result["source_id"] = added.source.pk
-            queued[added.source.pk] = result
+            queued.setdefault(added.source.pk, []).append(result)
             if is_url:
                 urls[added.source.pk] = added.source.url
             if not added.created:
@@ -136,13 +141,14 @@ class Command(BaseCommand):
         except GaveUp as exc:
             raise CommandError(str(exc)) from exc
         for source in finished:
-            queued[source.pk].update(
-                kind=source.kind,
-                status=source.status,
-                pages=source.page_count,
-                chunks=source.chunk_count,
-                error=source.error,
-            )
+            for result in queued[source.pk]:
+                result.update(
+                    kind=source.kind,
+                    status=source.status,
+                    pages=source.page_count,
+                    chunks=source.chunk_count,
+                    error=source.error,
+                )
 
         # A web page whose bytes the owner already had is replaced by that source, which
         # keeps the page's address (ingest.services.pipeline._link_instead).
@@ -153,24 +159,26 @@ class Command(BaseCommand):
                 Source.objects.filter(owner=user, url=url).exclude(kind=Source.Kind.URL).first()
             )
             if replacement is None:
-                queued[source_id]["error"] = (
-                    "This web page had the content of a source already in the library, "
-                    "which the notebook now links."
-                )
+                for result in queued[source_id]:
+                    result["error"] = (
+                        "This web page had the content of a source already in the library, "
+                        "which the notebook now links."
+                    )
                 continue
             try:
                 [source] = wait_for_sources([replacement.pk], idle_seconds=idle)
             except GaveUp as exc:
                 raise CommandError(str(exc)) from exc
             say(f"{url}: the same content as {source.title!r}, linked to the notebook.")
-            queued[source_id].update(
-                source_id=source.pk,
-                kind=source.kind,
-                status=source.status,
-                pages=source.page_count,
-                chunks=source.chunk_count,
-                error=source.error,
-            )
+            for result in queued[source_id]:
+                result.update(
+                    source_id=source.pk,
+                    kind=source.kind,
+                    status=source.status,
+                    pages=source.page_count,
+                    chunks=source.chunk_count,
+                    error=source.error,
+                )
 
         for result in results:
             if as_json:

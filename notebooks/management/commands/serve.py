@@ -8,8 +8,11 @@ import sys
 import time
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
+from config.database import restart_embedded_postgres_if_down
+from config.env import env_str
 from notebooks.first_run import first_run_box, wait_until_listening
 
 logger = logging.getLogger(__name__)
@@ -30,6 +33,8 @@ def web_command(*, host: str, port: int) -> list[str]:
         # On SIGTERM, answers still streaming get this long to finish.
         "--timeout-graceful-shutdown",
         "30",
+        # The application reads proxy headers as the settings allow (config/proxy.py).
+        "--no-proxy-headers",
     ]
 
 
@@ -39,13 +44,39 @@ RESTART_PAUSE_SECONDS = 1.0
 RESTART_PAUSE_MAX_SECONDS = 60.0
 # A worker that ran this long before it crashed starts a new series of pauses.
 RAN_WELL_SECONDS = 60.0
+# How often the embedded PostgreSQL is looked at (it outlives serve, but dies with an
+# out-of-memory kill or a crash like any process); without DATABASE_URL only.
+DATABASE_CHECK_SECONDS = 2.0
+
+
+class DatabaseWatch:
+    """Starts the embedded PostgreSQL again when it died, as serve restarts its worker:
+    pages and jobs, which retry a lost database, then recover by themselves."""
+
+    def __init__(self) -> None:
+        self.embedded = not env_str("DATABASE_URL")
+        self.next_check = time.monotonic() + DATABASE_CHECK_SECONDS
+
+    def check(self, now: float) -> None:
+        if not self.embedded or now < self.next_check:
+            return
+        try:
+            if restart_embedded_postgres_if_down(
+                settings.DATA_DIR, env_str("DATABASE_SHARED_BUFFERS")
+            ):
+                logger.warning("the embedded PostgreSQL had stopped; started it again")
+        except Exception:
+            # Its log (pgdata/log) says why; it is tried again at the next check.
+            logger.exception("the embedded PostgreSQL had stopped and did not start again")
+        self.next_check = time.monotonic() + DATABASE_CHECK_SECONDS
 
 
 class Command(BaseCommand):
     help = (
         "Start the web server (uvicorn, ASGI) and a Procrastinate worker together; "
         "Ctrl-C stops both. A worker that exits is started again (after a pause that grows "
-        "while it keeps exiting); if the web server exits, the worker is stopped too. "
+        "while it keeps exiting), and so is the embedded PostgreSQL; if the web server "
+        "exits, the worker is stopped too. "
         "Django's debug pages only with DEBUG=true."
     )
 
@@ -80,8 +111,10 @@ class Command(BaseCommand):
         exit_code = 0
         pause = RESTART_PAUSE_SECONDS
         restart_at: float | None = None
+        database = DatabaseWatch()
         try:
             while True:
+                database.check(time.monotonic())
                 if web.poll() is not None:
                     logger.error("the web server exited (%s); stopping the worker", web.returncode)
                     exit_code = web.returncode or 1
