@@ -125,7 +125,30 @@ def start_embedded_postgres(data_dir: Path, buffers: str = "") -> str:
             # Two processes starting together may both get here; the loser's error is harmless.
             with contextlib.suppress(psycopg.errors.DuplicateDatabase):
                 conn.execute(f'CREATE DATABASE "{EMBEDDED_DATABASE_NAME}"')
+        warn_of_settings_pending_restart(conn, data_dir)
     return server.get_uri(database=EMBEDDED_DATABASE_NAME)
+
+
+def warn_of_settings_pending_restart(conn: Any, data_dir: Path) -> None:
+    """A server already running (started by an older Loupe, or before a setting changed)
+    keeps what it was started with until it restarts: the settings file is read again, and
+    what only a restart applies is named, with what to do. Nothing Loupe needs depends on it:
+    a stale setting costs speed, never data."""
+    conn.execute("SELECT pg_reload_conf()")
+    conn.execute("SELECT pg_sleep(0.05)")  # the reload is a signal; let this backend take it
+    pending = [
+        name
+        for (name,) in conn.execute(
+            "SELECT name FROM pg_settings WHERE pending_restart ORDER BY name"
+        ).fetchall()
+    ]
+    if pending:
+        warnings.warn(
+            f"The embedded PostgreSQL in {data_dir} was started with other settings than "
+            f"Loupe's ({', '.join(pending)}); they apply once it restarts: stop it with "
+            "`make stop-db` when nothing uses it, then `make run` again.",
+            stacklevel=2,
+        )
 
 
 def database_settings(database_url: str, data_dir: Path, buffers: str = "") -> dict[str, Any]:

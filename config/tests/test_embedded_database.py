@@ -70,3 +70,14 @@ def test_the_server_needs_nothing_but_pgvector(tmp_path):
             assert "vector" in available
     finally:
         stop_embedded_postgres(tmp_path)
+
+
+def test_a_running_server_started_with_other_settings_is_named_with_what_to_do(tmp_path):
+    """An older Loupe's server (or one from before a setting changed) is joined as it runs;
+    the setting that waits for its restart is named, and `make stop-db` said."""
+    try:
+        start_embedded_postgres(tmp_path, "160MB")
+        with pytest.warns(UserWarning, match=r"\(shared_buffers\).*make stop-db"):
+            start_embedded_postgres(tmp_path, "200MB")
+    finally:
+        stop_embedded_postgres(tmp_path)
