@@ -36,7 +36,9 @@ def test_a_revoked_token_or_a_deactivated_user_finds_nothing(owner):
 
 def test_the_command_prints_the_token_alone_then_lists_and_revokes_it(owner):
     out = io.StringIO()
-    call_command("token", "create", "--user", "owner", "--name", "ci", "--scope", "write", stdout=out)
+    call_command(
+        "token", "create", "--user", "owner", "--name", "ci", "--scope", "write", stdout=out
+    )
     secret = out.getvalue().strip()
     assert "\n" not in secret and find_token(secret).scope == "write"
 
