@@ -25,6 +25,8 @@ urlpatterns = [
     # Personal access tokens (api/), the JSON API and its OpenAPI document (docs/api.md).
     path("", include("api.urls")),
     path("api/v1/", api_v1.urls),
+    # OpenAI-compatible: /v1/models and /v1/chat/completions (api/completions.py).
+    path("v1/", include("api.urls_openai")),
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
 ]

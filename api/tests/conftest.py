@@ -74,3 +74,54 @@ def library(fake_openai, notebook, add_ready_source):
         add_ready_source(notebook, TRAINS, "trains.txt"),
         add_ready_source(notebook, BREAD, "bread.txt"),
     ]
+
+
+@pytest.fixture(scope="session")
+def live_server_url(django_db_setup, django_db_blocker, tmp_path_factory):
+    """Loupe under uvicorn on the test database, with its own fake model server."""
+    from django.db import connection
+
+    from api.tests.live import database_url, server_env, serving
+    from providers.tests.fake_openai import FakeOpenAI
+
+    with django_db_blocker.unblock():
+        database = database_url(connection.settings_dict)
+    data_dir = tmp_path_factory.mktemp("live-api")
+    with FakeOpenAI.running() as models:
+        env = server_env(database=database, models_url=models.base_url, data_dir=data_dir)
+        with serving(env, data_dir / "uvicorn.log") as url:
+            yield url, models
+
+
+@pytest.fixture
+def live(live_server_url, transactional_db, settings, tmp_path):
+    """The live server for one test, this process's settings pointing at its model server
+    (so that sources made here are embedded as the server embeds questions)."""
+    url, models = live_server_url
+    settings.OPENAI_BASE_URL = models.base_url
+    settings.OPENAI_API_KEY = "test"
+    settings.CHAT_MODEL = "fake-chat"
+    settings.SOURCE_SUMMARIES = "extractive"
+    settings.EMBEDDING_MODEL = "fake-embed"
+    settings.EMBEDDING_DIMENSIONS = 64
+    settings.SIMILARITY_FLOOR = 0.0
+    settings.MODEL_PRICES = {
+        **settings.MODEL_PRICES,
+        "fake-chat": {"input_per_million": "2", "output_per_million": "8"},
+        "fake-embed": {"input_per_million": "0.1"},
+    }
+    models.chat_replies.clear()
+    models.stream_delay = 0.0
+    yield url, models
+    models.chat_replies.clear()
+
+
+@pytest.fixture
+def live_library(live, owner, notebook, add_ready_source):
+    from generation.tests.passages import BREAD, HERONS, TRAINS
+
+    return [
+        add_ready_source(notebook, HERONS, "herons.txt"),
+        add_ready_source(notebook, TRAINS, "trains.txt"),
+        add_ready_source(notebook, BREAD, "bread.txt"),
+    ]
