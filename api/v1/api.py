@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from ninja import NinjaAPI, Swagger
 from ninja.errors import AuthenticationError, HttpError, ValidationError
+from ninja.parser import Parser
 
 from api.auth import READ
 from api.errors import ApiError
@@ -13,6 +16,20 @@ from billing.services import CreditSpent, credit_spent_message
 from providers.errors import ProviderError
 from texts import message_of, translated
 from texts.errors import UserFacingError
+
+
+class ObjectParser(Parser):
+    """JSON bodies are objects: a bare string or list is refused, never coerced."""
+
+    def parse_body(self, request: HttpRequest) -> dict:
+        try:
+            body = json.loads(request.body)
+        except (ValueError, UnicodeDecodeError):
+            raise ApiError(400, "invalid_json", "The body is not JSON.", "body") from None
+        if not isinstance(body, dict):
+            raise ApiError(400, "invalid_json", "The body must be a JSON object.", "body")
+        return body
+
 
 api = NinjaAPI(
     title="Loupe API",
@@ -27,6 +44,7 @@ api = NinjaAPI(
     # Swagger UI from the package's own static files, never a CDN.
     docs=Swagger(settings={"persistAuthorization": True}),
     docs_url="/docs",
+    parser=ObjectParser(),
 )
 
 

@@ -68,6 +68,17 @@ STREAM_DESCRIPTION = """Server-sent events, in this order:
 `{"code": "...", "message": "..."}`."""
 
 
+# One server-sent event, as it is read off the stream (OpenAPI 3.2 calls this itemSchema).
+SSE_EVENT = {
+    "type": "object",
+    "properties": {
+        "event": {"type": "string", "enum": ["evidence", "delta", "citations", "error"]},
+        "data": {"type": "string", "description": "a JSON object"},
+    },
+    "required": ["data"],
+}
+
+
 @router.post(
     "/notebooks/{notebook_id}/ask/stream",
     response={200: None, **BILLED},
@@ -78,7 +89,7 @@ STREAM_DESCRIPTION = """Server-sent events, in this order:
         "responses": {
             "200": {
                 "description": "text/event-stream",
-                "content": {"text/event-stream": {"schema": {"type": "string"}}},
+                "content": {"text/event-stream": {"schema": SSE_EVENT}},
             }
         }
     },

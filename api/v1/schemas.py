@@ -146,10 +146,15 @@ class NoteOut(Schema):
 DocumentKind = Literal["report", "quiz", "table", "mindmap", "infographic", "audio", "flashcards"]
 
 
+Language = Literal["", "en", "de", "fr", "es", "it", "nl", "pt", "pl"]
+
+
 class DocumentIn(Schema):
     kind: DocumentKind
-    language: str = Field("", max_length=8, description='"": the sources\' language')
-    audio_format: Literal["", "deep_dive", "brief", "debate"] = ""
+    language: Language = Field("", description='"": the sources\' language')
+    audio_format: Literal["", "deep_dive", "brief", "debate"] = Field(
+        "", description="an audio overview's format; ignored for other kinds"
+    )
     length: Literal["", "short", "default", "long"] = ""
 
 

@@ -3,6 +3,8 @@ and which of them the caller's questions use."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from django.shortcuts import get_object_or_404
 from ninja import File, Form, Router, Status, UploadedFile
 
@@ -47,7 +49,7 @@ def upload(
     request: ApiRequest,
     notebook_id: int,
     file: File[UploadedFile],
-    pdf_capture: Form[str] = "",
+    pdf_capture: Form[Literal["", "auto", "text", "vision"]] = "",
 ) -> Status:
     notebook = get_notebook(request, notebook_id, Role.EDITOR)
     billed(request, "upload")

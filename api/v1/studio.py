@@ -66,12 +66,17 @@ def list_documents(request: ApiRequest, notebook_id: int) -> list[dict]:
 
 @router.post(
     "/notebooks/{notebook_id}/documents",
-    response={202: DocumentOut, **BILLED},
+    response={202: DocumentOut, 409: ErrorOut, **BILLED},
     auth=WRITE,
     summary="Make a studio document from the sources you chose (queued; poll its status)",
 )
 def create(request: ApiRequest, notebook_id: int, payload: DocumentIn) -> Status:
     notebook = get_notebook(request, notebook_id, Role.EDITOR)
+    # As on the page: the audio options mean something for an overview only.
+    audio = payload.kind == Kind.AUDIO
+    chosen = source_choice(user=request.user, notebook=notebook).searched
+    if chosen == []:
+        raise ApiError(409, "no_source_chosen", "No source is chosen: choose one to generate from.")
     billed(request, "generate")
     try:
         document = request_document(
@@ -79,12 +84,12 @@ def create(request: ApiRequest, notebook_id: int, payload: DocumentIn) -> Status
             notebook=notebook,
             kind=payload.kind,
             language=payload.language,
-            chosen_sources=source_choice(user=request.user, notebook=notebook).searched,
-            audio_format=payload.audio_format,
-            length=payload.length,
+            chosen_sources=chosen,
+            audio_format=payload.audio_format if audio else "",
+            length=payload.length if audio else "",
         )
     except UserFacingError as exc:
-        raise ApiError(422, "invalid_document", str(exc)) from exc
+        raise ApiError(422, "invalid_document", str(exc), "body") from exc
     return Status(202, document_out(document, request.user.pk))
 
 
