@@ -69,7 +69,7 @@ def test_sources_are_chosen_read_again_and_removed(api, owner, notebook, library
     listed = {row["id"]: row["ticked"] for row in api.get(base).json()}
     assert listed == {herons.pk: True, trains.pk: False, bread.pk: False}
     unknown = api.put(f"{base}/chosen", {"ticked": [10**9]})
-    assert unknown.status_code == 422 and unknown.json()["field"] == "body.ticked"
+    assert unknown.status_code == 404 and unknown.json()["field"] == "body.ticked"
 
     again = api.post(f"{base}/{trains.pk}/reprocess")
     assert again.status_code == 202 and again.json()["status"] == "queued"
@@ -87,7 +87,7 @@ def test_notes_are_written_changed_posted_made_sources_and_deleted(api, notebook
 
     changed = api.patch(f"{base}/{note_id}", {"content": "Herons wait.", "posted": True})
     assert changed.json()["content"] == "Herons wait." and changed.json()["posted"] is True
-    as_source = api.patch(f"{base}/{note_id}", {"source": True})
+    as_source = api.patch(f"{base}/{note_id}", {"is_source": True})
     assert as_source.json()["source_id"] is not None
     assert [row["id"] for row in api.get(base).json()] == [note_id]
     empty = api.patch(f"{base}/{note_id}", {"content": ""})

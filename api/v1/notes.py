@@ -81,10 +81,10 @@ def change(request: ApiRequest, notebook_id: int, note_id: int, payload: NotePat
     if payload.posted is not None:
         note.posted = payload.posted
         note.save(update_fields=["posted", "updated_at"])
-    if payload.source is True:
+    if payload.is_source is True:
         billed(request, "upload")
         make_note_a_source(note=note)
-    elif payload.source is False:
+    elif payload.is_source is False:
         make_note_a_note_again(note=note)
     note.refresh_from_db()
     return note_out(note, request.user.pk)

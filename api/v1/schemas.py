@@ -128,7 +128,9 @@ class NotePatch(Schema):
     content: str | None = Field(None, min_length=1, max_length=50_000)
     title: str | None = Field(None, max_length=200)
     posted: bool | None = None
-    source: bool | None = Field(None, description="true: make the note a source of the notebook")
+    is_source: bool | None = Field(
+        None, description="true: make the note a source of the notebook; false: a note only"
+    )
 
 
 class NoteOut(Schema):

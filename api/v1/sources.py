@@ -115,7 +115,8 @@ def choose(request: ApiRequest, notebook_id: int, payload: ChosenIn) -> dict:
     try:
         choice = choose_sources(user=request.user, notebook=notebook, ticked=payload.ticked)
     except UserFacingError as exc:
-        raise ApiError(422, "unknown_source", str(exc), "body.ticked") from exc
+        # Ids that are not this notebook's sources, someone else's among them: not found.
+        raise ApiError(404, "not_found", str(exc), "body.ticked") from exc
     return {"ticked": [source.pk for source in choice.listed if source.pk not in choice.unticked]}
 
 
