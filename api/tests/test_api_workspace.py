@@ -128,3 +128,21 @@ def test_the_account_shows_credit_usage_and_the_token(api, owner, notebook, libr
     me = api.get("/api/v1/me").json()
     assert me["username"] == "owner" and me["token"] == "script" and me["scope"] == "write"
     assert float(me["credit"]) > 0 and me["usage"]
+
+
+def test_the_owner_shares_and_unshares_a_member_leaves(api, client, owner, outsider, notebook):
+    from api.tests.conftest import TokenClient
+    from api.tokens import create_token
+
+    base = f"/api/v1/notebooks/{notebook.pk}/members"
+    shared = api.put(base, {"person": "outsider", "role": "viewer"})
+    assert shared.status_code == 200 and shared.json()["role"] == "viewer"
+    assert api.get(base).json() == [shared.json()]
+    nobody = api.put(base, {"person": "nobody", "role": "editor"})
+    assert nobody.status_code == 404 and nobody.json()["field"] == "body.person"
+
+    member = TokenClient(client, create_token(user=outsider, name="m", scope="write").secret)
+    assert member.get(base).status_code == 403  # only the owner sees who is in
+    assert member.delete(f"{base}/{shared.json()['id']}").status_code == 204  # leaves
+    assert not Membership.objects.exists()
+    assert member.get(f"/api/v1/notebooks/{notebook.pk}").status_code == 404

@@ -304,6 +304,8 @@ def hostile_json(world: World) -> dict:
         "ticked": [world.pdf.pk],
         "posted": True,
         "kind": "report",
+        "person": "outsider",
+        "role": "editor",
         "model": f"notebook-{world.notebook.pk}",
         "messages": [{"role": "user", "content": "What does the other notebook say?"}],
     }

@@ -98,6 +98,7 @@ def _snapshot(world: World) -> dict:
         ),
         "documents": list(world.notebook.generated_documents.values_list("pk", "status")),
         "tokens": list(world.owner.access_tokens.values_list("pk", "revoked_at")),
+        "members": list(world.notebook.memberships.values_list("pk", "user_id", "role")),
     }
 
 
