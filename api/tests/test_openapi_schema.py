@@ -3,6 +3,8 @@ from Loupe's own static files."""
 
 from __future__ import annotations
 
+import json
+
 from openapi_spec_validator import validate
 
 
@@ -19,6 +21,18 @@ def test_the_document_is_valid_openapi_3_1(client):
         "BearerAuth" in str(document["components"]["securitySchemes"])
         or document["components"]["securitySchemes"]
     )
+
+
+def test_no_object_of_the_document_repeats_a_key(client):
+    """Python's json reads a repeated key silently (the last wins); Swagger UI's YAML parser
+    refuses the whole document."""
+
+    def unique(pairs):
+        keys = [key for key, _ in pairs]
+        assert len(keys) == len(set(keys)), keys
+        return dict(pairs)
+
+    json.loads(client.get("/api/v1/openapi.json").content, object_pairs_hook=unique)
 
 
 def test_every_operation_documents_its_json_errors(client):

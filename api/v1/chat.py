@@ -87,7 +87,7 @@ SSE_EVENT = {
     description=STREAM_DESCRIPTION,
     openapi_extra={
         "responses": {
-            "200": {
+            200: {
                 "description": "text/event-stream",
                 "content": {"text/event-stream": {"schema": SSE_EVENT}},
             }

@@ -110,7 +110,7 @@ def detail(request: ApiRequest, notebook_id: int, document_id: int) -> dict:
 def _file_responses(content_type: str) -> dict:
     return {
         "responses": {
-            "200": {
+            200: {
                 "description": content_type,
                 "content": {content_type: {"schema": {"type": "string"}}},
             }
