@@ -85,3 +85,17 @@ def test_each_token_has_its_own_rate(client, owner, settings):
     last = client.get(NOTEBOOKS, headers={"Authorization": f"Bearer {first}"})
     assert last.json()["code"] == "rate_limited"
     assert client.get(NOTEBOOKS, headers={"Authorization": f"Bearer {second}"}).status_code == 200
+
+
+def test_a_body_over_the_limit_is_refused_in_json(client, write_token, settings):
+    settings.REQUEST_MAX_BYTES = 1000
+
+    response = client.post(
+        NOTEBOOKS,
+        {"title": "x" * 2000},
+        content_type="application/json",
+        headers={"Authorization": f"Bearer {write_token}"},
+    )
+
+    assert response.status_code == 413
+    assert response.json()["code"] == "too_large"
