@@ -34,6 +34,10 @@ RIGHTS = {
     ("get", "/api/v1/notebooks/{notebook_id}/conversations"): "viewer",
     ("get", "/api/v1/notebooks/{notebook_id}/conversations/{conversation_id}"): "viewer",
     ("delete", "/api/v1/notebooks/{notebook_id}/conversations/{conversation_id}"): "author",
+    ("patch", "/api/v1/notebooks/{notebook_id}/conversations/{conversation_id}"): "author",
+    # An answer in the owner's posted conversation, saved to a note of one's own.
+    ("post", "/api/v1/notebooks/{notebook_id}/messages/{message_id}/note"): "editor",
+    ("post", "/api/v1/notebooks/{notebook_id}/documents/{document_id}/retry"): "maker",
     ("get", "/api/v1/notebooks/{notebook_id}/notes"): "viewer",
     ("post", "/api/v1/notebooks/{notebook_id}/notes"): "editor",
     ("get", "/api/v1/notebooks/{notebook_id}/notes/{note_id}"): "author",
@@ -107,6 +111,7 @@ def _url(path: str, world) -> str:
         note_id=world.note.pk,
         document_id=world.document.pk,
         membership_id=world.membership.pk,
+        message_id=world.message.pk,
     )
 
 

@@ -146,3 +146,32 @@ def test_the_owner_shares_and_unshares_a_member_leaves(api, client, owner, outsi
     assert member.delete(f"{base}/{shared.json()['id']}").status_code == 204  # leaves
     assert not Membership.objects.exists()
     assert member.get(f"/api/v1/notebooks/{notebook.pk}").status_code == 404
+
+
+def test_a_conversation_is_renamed_posted_and_an_answer_saved_to_a_note(api, owner, notebook):
+    from notebooks.tests.factories import make_cited_answer, make_source
+
+    cited = make_cited_answer(notebook=notebook, source=make_source(owner=owner, notebook=notebook))
+    conversation = cited.message.conversation
+    base = f"/api/v1/notebooks/{notebook.pk}"
+
+    changed = api.patch(
+        f"{base}/conversations/{conversation.pk}", {"title": " Otters ", "posted": True}
+    )
+    assert changed.json()["title"] == "Otters" and changed.json()["posted"] is True
+
+    saved = api.post(f"{base}/messages/{cited.message.pk}/note")
+    assert saved.status_code == 201 and saved.json()["citations"][0]["quote"]
+    question = conversation.messages.get(role="user")
+    refused = api.post(f"{base}/messages/{question.pk}/note")
+    assert refused.status_code == 409 and refused.json()["code"] == "not_an_answer"
+
+
+def test_a_failed_document_is_made_again_by_its_maker(api, owner, notebook):
+    document = GeneratedDocument.objects.create(
+        notebook=notebook, owner=owner, kind="report", status="failed", error="It failed."
+    )
+
+    again = api.post(f"/api/v1/notebooks/{notebook.pk}/documents/{document.pk}/retry")
+
+    assert again.status_code == 202 and again.json()["status"] == "queued"

@@ -12,18 +12,22 @@ from ninja import Router, Status
 
 from api import answers
 from api.auth import WRITE, ApiRequest
-from api.errors import BILLED, COMMON
+from api.errors import BILLED, COMMON, ApiError, ErrorOut
 from api.v1.common import billed, get_notebook
 from api.v1.schemas import (
     AnswerOut,
     AskIn,
     ConversationDetailOut,
     ConversationOut,
+    ConversationPatch,
+    NoteOut,
     message_out,
+    note_out,
 )
 from billing.services import CreditSpent, credit_spent_message
 from generation.answering import Answer, Evidence
-from notebooks.models import Conversation
+from notebooks.models import Conversation, Message
+from notebooks.services import save_answer_as_note
 from providers.errors import ProviderError
 from sharing import access
 from sharing.models import Role
@@ -194,3 +198,43 @@ def delete_conversation(request: ApiRequest, notebook_id: int, conversation_id: 
     notebook = get_notebook(request, notebook_id)
     get_object_or_404(access.own_conversations(request.user, notebook), pk=conversation_id).delete()
     return Status(204, None)
+
+
+@router.patch(
+    "/notebooks/{notebook_id}/conversations/{conversation_id}",
+    response={200: ConversationOut, **COMMON},
+    auth=WRITE,
+    summary="Rename a conversation of yours, or post it to the notebook (or take it back)",
+)
+def change_conversation(
+    request: ApiRequest, notebook_id: int, conversation_id: int, payload: ConversationPatch
+) -> dict:
+    notebook = get_notebook(request, notebook_id)
+    shown = get_object_or_404(access.own_conversations(request.user, notebook), pk=conversation_id)
+    if payload.title is not None:
+        title = " ".join(payload.title.split())
+        shown.title = title[: Conversation._meta.get_field("title").max_length]
+    if payload.posted is not None:
+        shown.posted = payload.posted
+    shown.save(update_fields=["title", "posted"])
+    return _conversation_out(shown, request.user.pk)
+
+
+@router.post(
+    "/notebooks/{notebook_id}/messages/{message_id}/note",
+    response={201: NoteOut, 409: ErrorOut, **COMMON},
+    auth=WRITE,
+    summary="Save an answer you may read to a note of yours, citations and all",
+)
+def save_to_note(request: ApiRequest, notebook_id: int, message_id: int) -> Status:
+    notebook = get_notebook(request, notebook_id, Role.EDITOR)
+    answer = get_object_or_404(
+        Message.objects.select_related("conversation").prefetch_related("citations"),
+        pk=message_id,
+        conversation__in=access.visible_conversations(request.user, notebook),
+    )
+    try:
+        note = save_answer_as_note(user=request.user, message=answer)
+    except UserFacingError as exc:
+        raise ApiError(409, "not_an_answer", str(exc)) from exc
+    return Status(201, note_out(note, request.user.pk))

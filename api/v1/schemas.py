@@ -102,6 +102,11 @@ class ConversationOut(Schema):
     created_at: datetime
 
 
+class ConversationPatch(Schema):
+    title: str | None = Field(None, max_length=200, description='"": its first question')
+    posted: bool | None = Field(None, description="true: every reader of the notebook reads it")
+
+
 class ConversationDetailOut(ConversationOut):
     messages: list[MessageOut]
 

@@ -19,7 +19,13 @@ from api.v1.schemas import (
 )
 from generation.documents.kinds import kind_module
 from generation.documents.models import GeneratedDocument
-from generation.documents.services import delete_document, document_svg, request_document
+from generation.documents.services import (
+    DocumentBusy,
+    delete_document,
+    document_svg,
+    request_document,
+    retry_document,
+)
 from generation.documents.services import table_csv as make_table_csv
 from retrieval.chosen_sources import source_choice
 from sharing import access
@@ -183,3 +189,22 @@ def delete(request: ApiRequest, notebook_id: int, document_id: int) -> Status:
         raise ApiError(403, "forbidden", "Only whoever made it, or the notebook's owner, can.")
     delete_document(document=document)
     return Status(204, None)
+
+
+@router.post(
+    "/notebooks/{notebook_id}/documents/{document_id}/retry",
+    response={202: DocumentOut, 409: ErrorOut, **BILLED},
+    auth=WRITE,
+    summary="Make a document of yours again, from the sources as they are now",
+)
+def retry(request: ApiRequest, notebook_id: int, document_id: int) -> Status:
+    notebook = get_notebook(request, notebook_id, Role.EDITOR)
+    document = get_object_or_404(GeneratedDocument, pk=document_id, notebook=notebook)
+    if document.owner_id != request.user.pk:  # a retry is billed to whoever made it
+        raise ApiError(403, "forbidden", "Only whoever made this document can try it again.")
+    billed(request, "generate")
+    try:
+        document = retry_document(document=document)
+    except DocumentBusy as exc:
+        raise ApiError(409, "document_busy", str(exc)) from exc
+    return Status(202, document_out(document, request.user.pk))
