@@ -34,7 +34,7 @@ def list_notebooks(request: ApiRequest) -> list[dict]:
     auth=WRITE,
     summary="Create a notebook",
 )
-def create(request: ApiRequest, payload: NotebookIn) -> Status:
+def add_notebook(request: ApiRequest, payload: NotebookIn) -> Status:
     try:
         notebook = create_notebook(owner=request.user, title=payload.title)
     except NotebookTitleTaken as exc:
@@ -45,6 +45,6 @@ def create(request: ApiRequest, payload: NotebookIn) -> Status:
 
 
 @router.get("/notebooks/{notebook_id}", response={200: NotebookOut, **COMMON}, summary="A notebook")
-def detail(request: ApiRequest, notebook_id: int) -> dict:
+def read_notebook(request: ApiRequest, notebook_id: int) -> dict:
     notebook = get_notebook(request, notebook_id)
     return notebook_out(notebook, str(notebook.role))

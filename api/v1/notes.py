@@ -39,7 +39,7 @@ def list_notes(request: ApiRequest, notebook_id: int) -> list[dict]:
     auth=WRITE,
     summary="Write a note",
 )
-def create(request: ApiRequest, notebook_id: int, payload: NoteIn) -> Status:
+def add_note(request: ApiRequest, notebook_id: int, payload: NoteIn) -> Status:
     notebook = get_notebook(request, notebook_id, Role.EDITOR)
     try:
         note = create_note(
@@ -55,7 +55,7 @@ def create(request: ApiRequest, notebook_id: int, payload: NoteIn) -> Status:
     response={200: NoteOut, **COMMON},
     summary="A note with its citations",
 )
-def detail(request: ApiRequest, notebook_id: int, note_id: int) -> dict:
+def read_note(request: ApiRequest, notebook_id: int, note_id: int) -> dict:
     _notebook, notes = _notes(request, notebook_id)
     return note_out(get_object_or_404(notes, pk=note_id), request.user.pk)
 
@@ -96,7 +96,7 @@ def change(request: ApiRequest, notebook_id: int, note_id: int, payload: NotePat
     auth=WRITE,
     summary="Delete a note of yours (and its source, if it is one)",
 )
-def delete(request: ApiRequest, notebook_id: int, note_id: int) -> Status:
+def remove_note(request: ApiRequest, notebook_id: int, note_id: int) -> Status:
     _notebook, notes = _notes(request, notebook_id, own=True)
     delete_note(note=get_object_or_404(notes, pk=note_id))
     return Status(204, None)

@@ -126,7 +126,7 @@ def choose(request: ApiRequest, notebook_id: int, payload: ChosenIn) -> dict:
     response={200: SourceOut, **COMMON},
     summary="One source: its status, stage and progress",
 )
-def detail(request: ApiRequest, notebook_id: int, source_id: int) -> dict:
+def read_source(request: ApiRequest, notebook_id: int, source_id: int) -> dict:
     notebook, source = _source(request, notebook_id, source_id)
     choice = source_choice(user=request.user, notebook=notebook)
     return source_out(source, ticked=source.pk not in choice.unticked)
@@ -138,7 +138,7 @@ def detail(request: ApiRequest, notebook_id: int, source_id: int) -> dict:
     auth=WRITE,
     summary="Take a source out of the notebook (it stays in your library)",
 )
-def remove(request: ApiRequest, notebook_id: int, source_id: int) -> Status:
+def remove_source(request: ApiRequest, notebook_id: int, source_id: int) -> Status:
     notebook, source = _source(request, notebook_id, source_id, Role.EDITOR)
     if source.kind in (Source.Kind.GENERATED, Source.Kind.NOTE):
         raise ApiError(

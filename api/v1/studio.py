@@ -76,7 +76,7 @@ def list_documents(request: ApiRequest, notebook_id: int) -> list[dict]:
     auth=WRITE,
     summary="Make a studio document from the sources you chose (queued; poll its status)",
 )
-def create(request: ApiRequest, notebook_id: int, payload: DocumentIn) -> Status:
+def add_document(request: ApiRequest, notebook_id: int, payload: DocumentIn) -> Status:
     notebook = get_notebook(request, notebook_id, Role.EDITOR)
     # As on the page: the audio options mean something for an overview only.
     audio = payload.kind == Kind.AUDIO
@@ -104,7 +104,7 @@ def create(request: ApiRequest, notebook_id: int, payload: DocumentIn) -> Status
     response={200: DocumentDetailOut, **COMMON},
     summary="A document: its status, and once ready its data and citations",
 )
-def detail(request: ApiRequest, notebook_id: int, document_id: int) -> dict:
+def read_document(request: ApiRequest, notebook_id: int, document_id: int) -> dict:
     document = _document(request, notebook_id, document_id)
     return {
         **document_out(document, request.user.pk),
@@ -182,7 +182,7 @@ def mp3(request: ApiRequest, notebook_id: int, document_id: int) -> FileResponse
     auth=WRITE,
     summary="Delete a document you made (or any, as the notebook's owner)",
 )
-def delete(request: ApiRequest, notebook_id: int, document_id: int) -> Status:
+def remove_document(request: ApiRequest, notebook_id: int, document_id: int) -> Status:
     notebook = get_notebook(request, notebook_id, Role.EDITOR)
     document = get_object_or_404(GeneratedDocument, pk=document_id, notebook=notebook)
     if not access.may_manage_document(request.user, notebook, document):

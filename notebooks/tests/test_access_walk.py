@@ -253,7 +253,7 @@ API_PUBLIC_ROUTES = {
 
 def test_the_walk_finds_the_apis_routes():
     names = {route.name for route in API_ROUTES}
-    assert {"api:ask", "api:upload", "api:delete", "openai:chat_completions"} <= names
+    assert {"api:ask", "api:upload", "api:remove_note", "openai:chat_completions"} <= names
 
 
 def _api_call(client, method: str, url: str, world: World, headers: dict):
