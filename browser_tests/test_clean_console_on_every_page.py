@@ -20,7 +20,7 @@ FILLER = " ".join(
 CITED = "Bitterns boom in the reeds at dawn."
 NOTES = f"{FILLER} {CITED}"
 # Files rather than pages: a browser downloads them, so they are no page to check.
-NOT_PAGES = (".png", ".csv", ".svg", ".mp3", "/logout/")
+NOT_PAGES = (".png", ".csv", ".svg", ".mp3", ".json", "/logout/")
 
 DROP = """([name, text]) => {
   const transfer = new DataTransfer();

@@ -31,11 +31,13 @@ class SyncChainASGIHandler(ASGIHandler):
 
 django.setup(set_prefix=False)  # what Django's get_asgi_application() does first
 # Bodies over REQUEST_MAX_BYTES are refused before Django reads them (limits/middleware.py).
+from api.mcp_http import WithMcp, mcp_app  # noqa: E402 - needs the settings module set
 from config.proxy import ProxyHeaders  # noqa: E402 - needs the settings module set
 from limits.middleware import BodySizeLimit  # noqa: E402
 
-# The client's address and scheme as the proxy settings allow (config/proxy.py).
-application = BodySizeLimit(ProxyHeaders(SyncChainASGIHandler()))
+# The client's address and scheme as the proxy settings allow (config/proxy.py); /mcp is the
+# MCP server (api/mcp_http.py), every other path Django's.
+application = BodySizeLimit(ProxyHeaders(WithMcp(SyncChainASGIHandler(), mcp_app())))
 
 # Everything made so far (Django, the apps, their modules: nearly every object the process
 # will hold for good) is left out of the garbage collector's passes. A full pass walked

@@ -89,6 +89,9 @@ INSTALLED_APPS = [
     "providers",
     "sharing",
     "evaluation",
+    # Tokens, /api/v1/, the OpenAI-compatible /v1/ and the MCP server (docs/api.md).
+    "api",
+    "ninja",
 ]
 
 MIDDLEWARE = [
@@ -235,6 +238,9 @@ RATE_LIMIT_ASK = parse_rate("RATE_LIMIT_ASK", env_str("RATE_LIMIT_ASK", "30/minu
 # Uploads (one request per file from the page), web pages added and sources re-read.
 RATE_LIMIT_UPLOAD = parse_rate("RATE_LIMIT_UPLOAD", env_str("RATE_LIMIT_UPLOAD", "200/hour"))
 RATE_LIMIT_GENERATE = parse_rate("RATE_LIMIT_GENERATE", env_str("RATE_LIMIT_GENERATE", "30/hour"))
+# Every request made with one personal access token (the API, /v1/, MCP), on top of the
+# user's limits above.
+API_TOKEN_RATE = parse_rate("API_TOKEN_RATE", env_str("API_TOKEN_RATE", "600/minute"))
 # Failed sign-ins per user name, and per client address: one address trying many names.
 # Behind a proxy, FORWARDED_ALLOW_IPS must name it, or every request has the proxy's
 # address and the address limit counts everybody's failures together.

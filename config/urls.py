@@ -5,6 +5,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from django.views.generic import RedirectView
 
+from api.v1.api import api as api_v1
 from limits.views import ThrottledLoginView
 
 urlpatterns = [
@@ -21,6 +22,11 @@ urlpatterns = [
     # Sharing notebooks and the public library (sharing/urls.py).
     path("", include("sharing.urls")),
     # set_language: the language switcher in the header posts here.
+    # Personal access tokens (api/), the JSON API and its OpenAPI document (docs/api.md).
+    path("", include("api.urls")),
+    path("api/v1/", api_v1.urls),
+    # OpenAI-compatible: /v1/models and /v1/chat/completions (api/completions.py).
+    path("v1/", include("api.urls_openai")),
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
 ]

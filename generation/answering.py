@@ -51,6 +51,14 @@ class Answer:
         return self.question.search_query or self.question.content
 
 
+@dataclass(frozen=True)
+class Evidence:
+    """The passages an answer is written from, best first, before its first word: what
+    stream_answer(evidence=True) yields first (the API's stream shows them at once)."""
+
+    passages: list[Hit]
+
+
 def answer_question(
     *,
     user: User,
@@ -99,7 +107,8 @@ def stream_answer(
     chosen_sources: Sequence[int] | None = None,
     credit_checked: bool = False,
     notebook_sources: Sequence[Source] | None = None,
-) -> Generator[str | Answer, None, None]:
+    evidence: bool = False,
+) -> Generator[str | Answer | Evidence, None, None]:
     """answer_question, streamed: yields the model's text as it is written, then the stored
     Answer (its text mapped and its citations verified, which the deltas are not yet).
 
@@ -112,6 +121,7 @@ def stream_answer(
     truncated answer would sit in the conversation, and go to the model as history, as if it
     were complete. The usage row is still written (the provider billed the tokens), pointing
     at the notebook. `credit_checked` and `notebook_sources` as for answer_question.
+    With `evidence`, the retrieved passages come first, as an Evidence.
     """
     if not credit_checked:
         require_credit(user)
@@ -134,6 +144,8 @@ def stream_answer(
             if prepared.answer
             else chat_stream(prepared.messages, user=user, max_tokens=settings.CHAT_ANSWER_TOKENS)
         )
+    if evidence:
+        yield Evidence(passages=prepared.hits)
     if stream is None:
         assert prepared.answer is not None
         billed.attach(message_id=prepared.answer.message.pk)

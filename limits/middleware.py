@@ -12,6 +12,7 @@ Two layers, because Django's two servers read bodies at different times:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -40,6 +41,16 @@ def too_large_message() -> str:
     ) % {"mib": f"{size / (1024 * 1024):.3g}", "setting": setting}
 
 
+def _for_a_program(authorization: str, accept: str) -> bool:
+    """A program's request (a bearer token, or JSON asked for) is refused in JSON, with a
+    stable code, as the API refuses everything (docs/api.md)."""
+    return authorization.lower().startswith("bearer ") or "application/json" in accept
+
+
+def _json_refusal() -> bytes:
+    return json.dumps({"code": "too_large", "message": too_large_message(), "field": None}).encode()
+
+
 def _declared_length(value: str | None) -> int | None:
     return int(value) if value and value.strip().isdigit() else None
 
@@ -50,6 +61,12 @@ def request_size_limit_middleware(
     def middleware(request: HttpRequest) -> HttpResponse:
         length = _declared_length(request.META.get("CONTENT_LENGTH"))
         if length is not None and length > settings.REQUEST_MAX_BYTES:
+            if _for_a_program(
+                request.headers.get("Authorization", ""), request.headers.get("Accept", "")
+            ):
+                return HttpResponse(
+                    _json_refusal(), status=CONTENT_TOO_LARGE, content_type="application/json"
+                )
             return refusal(request, too_large_message(), status=CONTENT_TOO_LARGE)
         return get_response(request)
 
@@ -69,8 +86,12 @@ class BodySizeLimit:
         limit = settings.REQUEST_MAX_BYTES
         headers = dict(scope.get("headers") or [])
         length = _declared_length(headers.get(b"content-length", b"").decode("latin-1"))
+        program = _for_a_program(
+            headers.get(b"authorization", b"").decode("latin-1"),
+            headers.get(b"accept", b"").decode("latin-1"),
+        )
         if length is not None and length > limit:
-            await self._refuse(send)
+            await self._refuse(send, program=program)
             return
         received = 0
         cut_off = False
@@ -96,16 +117,17 @@ class BodySizeLimit:
 
         await self.app(scope, counting_receive, tracking_send)
         if cut_off and not started:
-            await self._refuse(send)
+            await self._refuse(send, program=program)
 
-    async def _refuse(self, send: Send) -> None:
-        body = too_large_message().encode()
+    async def _refuse(self, send: Send, *, program: bool) -> None:
+        body = _json_refusal() if program else too_large_message().encode()
+        kind = b"application/json" if program else b"text/plain; charset=utf-8"
         await send(
             {
                 "type": "http.response.start",
                 "status": CONTENT_TOO_LARGE,
                 "headers": [
-                    (b"content-type", b"text/plain; charset=utf-8"),
+                    (b"content-type", kind),
                     (b"content-length", str(len(body)).encode()),
                     (b"connection", b"close"),
                 ],

@@ -25,7 +25,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from billing.decorators import credit_required, credit_spent_response
 from billing.services import CreditSpent
 from generation import chat_style
-from generation.answering import Answer, answer_question, stream_answer
+from generation.answering import Answer, Evidence, answer_question, stream_answer
 from ingest.notes import edit_note, make_note_a_source
 from ingest.services import SourceBusy, UploadRejected, add_source, add_url, reprocess_source
 from library.files import local_copy
@@ -437,13 +437,15 @@ def _event(name: str, data: dict[str, Any]) -> str:
     return f"event: {name}\ndata: {json.dumps(data)}\n\n"
 
 
-def _next_or_none(answers: Generator[str | Answer, None, None]) -> str | Answer | None:
+def _next_or_none(
+    answers: Generator[str | Answer | Evidence, None, None],
+) -> str | Answer | Evidence | None:
     # StopIteration cannot travel through sync_to_async's future.
     return next(answers, None)
 
 
 async def _answer_events(
-    notebook: Notebook, answers: Generator[str | Answer, None, None]
+    notebook: Notebook, answers: Generator[str | Answer | Evidence, None, None]
 ) -> AsyncIterator[str]:
     """The events of a streamed answer. An async iterator: under ASGI Django would read a
     sync one to the end before sending anything. The answer's generator does database work,
@@ -465,6 +467,8 @@ async def _answer_events(
                 return
             if item is None:
                 return
+            if isinstance(item, Evidence):  # not asked for here
+                continue
             if isinstance(item, Answer):
                 yield _event(
                     "done",

@@ -80,10 +80,11 @@ def test_a_request_crosses_into_its_thread_once(settings):
 
 
 def test_the_served_application_is_ours():
-    # Inside the body size limit and the proxy headers (config/asgi.py).
+    # Inside the body size limit, the proxy headers and the router that sends /mcp to the
+    # MCP server (config/asgi.py).
     inner = application
     for _ in range(5):
         if isinstance(inner, SyncChainASGIHandler):
             break
-        inner = inner.app
+        inner = getattr(inner, "django", None) or inner.app
     assert isinstance(inner, SyncChainASGIHandler)

@@ -65,6 +65,11 @@ class Route:
     def is_admin(self) -> bool:
         return self.name.startswith("admin:") or self.text.startswith("admin/")
 
+    @property
+    def is_api(self) -> bool:
+        """/api/v1/ and the OpenAI-compatible /v1/: JSON for programs, token or session."""
+        return self.text.startswith(("api/v1/", "v1/"))
+
 
 def _walk(patterns, parts=(), namespaces=()) -> Iterator[Route]:
     for pattern in patterns:
@@ -83,7 +88,12 @@ def _walk(patterns, parts=(), namespaces=()) -> Iterator[Route]:
 ROUTES = list(_walk(get_resolver().url_patterns))
 
 
-SITE_ROUTES = [route for route in ROUTES if not route.is_admin]
+SITE_ROUTES = [route for route in ROUTES if not route.is_admin and not route.is_api]
+
+
+# The API's routes, walked with every method, as a session and as a token (a 401, never a
+# redirect to sign in, for a caller without either).
+API_ROUTES = [route for route in ROUTES if route.is_api]
 
 
 # The admin is walked too, but only as people who are not staff: staff see every user's
@@ -108,6 +118,7 @@ SITE_PARAMETERS = {
     "membership_id": lambda world, route: world.membership.pk,
     "note_id": lambda world, route: world.note.pk,
     "note_citation_id": lambda world, route: world.note_citation.pk,
+    "token_id": lambda world, route: world.token.pk,
 }
 
 
@@ -146,6 +157,8 @@ class World:
     membership: object  # the notebook shared with a third person, as viewer
     note: Note  # an answer saved to a note (private), made a source of the notebook
     note_citation: NoteCitation
+    token: object  # a personal access token of the owner's (api/)
+    token_secret: str
 
 
 def build_world(owner, outsider) -> World:
@@ -214,7 +227,12 @@ def build_world(owner, outsider) -> World:
     note.refresh_from_db()
     make_note_a_source(note=note)
     note.refresh_from_db()
+    from api.tokens import create_token
+
+    made = create_token(user=owner, name=f"Token for {SECRET}s {MARKUP}", scope="write")
     return World(
+        token=made.token,
+        token_secret=made.secret,
         note=note,
         note_citation=note.citations.get(),
         membership=membership,
@@ -270,6 +288,26 @@ def hostile_data(world: World) -> dict:
         "goal": "custom",
         "length": "longer",
         "instructions": "Intruder instructions.",
+    }
+
+
+def hostile_json(world: World) -> dict:
+    """A JSON body naming the owner's objects wherever the API reads an id from one, and
+    filling what each operation requires, so that a refusal is about access, not input."""
+    return {
+        "question": "What does the other notebook say?",
+        "conversation": world.conversation.pk,
+        "source": world.pdf.pk,
+        "title": "Taken over",
+        "url": "https://example.org/",
+        "content": "Intruder note.",
+        "ticked": [world.pdf.pk],
+        "posted": True,
+        "kind": "report",
+        "person": "outsider",
+        "role": "editor",
+        "model": f"notebook-{world.notebook.pk}",
+        "messages": [{"role": "user", "content": "What does the other notebook say?"}],
     }
 
 

@@ -34,6 +34,7 @@ from notebooks.models import (
 from notebooks.tests.access_world import (
     ADMIN_PARAMETERS,
     ADMIN_ROUTES,
+    API_ROUTES,
     LIVE_MARKUP,
     OWNER_MAY_GET_404,
     ROUTES,
@@ -44,6 +45,7 @@ from notebooks.tests.access_world import (
     World,
     build_world,
     hostile_data,
+    hostile_json,
     hostile_query,
     is_login_redirect,
     response_body,
@@ -94,6 +96,9 @@ def _snapshot(world: World) -> dict:
         "sources": list(
             Source.objects.order_by("pk").values_list("pk", "owner_id", "status", "title")
         ),
+        "documents": list(world.notebook.generated_documents.values_list("pk", "status")),
+        "tokens": list(world.owner.access_tokens.values_list("pk", "revoked_at")),
+        "members": list(world.notebook.memberships.values_list("pk", "user_id", "role")),
     }
 
 
@@ -233,3 +238,101 @@ def test_the_admin_lets_no_one_but_staff_in(client, world):
                         let_through.append(f"{where}: {response.status_code}")
     assert not let_through
     assert _snapshot(world) == before
+
+
+# The API ---------------------------------------------------------------------------------
+
+API_METHODS = ("get", "post", "put", "patch", "delete")
+# What anyone may fetch: the API's own description.
+API_PUBLIC_ROUTES = {
+    "api:openapi-json": "the OpenAPI document",
+    "api:openapi-view": "its documentation page",
+    "api:api-root": "django-ninja's index of the API's URLs",
+}
+
+
+def test_the_walk_finds_the_apis_routes():
+    names = {route.name for route in API_ROUTES}
+    assert {"api:ask", "api:upload", "api:remove_note", "openai:chat_completions"} <= names
+
+
+def _api_call(client, method: str, url: str, world: World, headers: dict):
+    if method == "get":
+        return client.get(url, hostile_query(world), headers=headers)
+    if (
+        url.endswith("/sources") and method == "post"
+    ):  # the upload: multipart, as a program sends it
+        return client.post(
+            url, hostile_data(world) | {"file": hostile_data(world)["files"][0]}, headers=headers
+        )
+    return getattr(client, method)(
+        url, hostile_json(world), content_type="application/json", headers=headers
+    )
+
+
+@pytest.mark.parametrize("route", API_ROUTES, ids=lambda route: f"{route.name} {route.text}")
+def test_an_outsider_reaches_nothing_of_the_owners_through_the_api(
+    client, world, route, fake_openai
+):
+    """As the outsider signed in and with their own write token, every method: a 404 (or
+    405) for every URL that names the owner's objects, nothing of theirs in any answer (the
+    owner's notebook named in a body too: /v1/chat/completions), nothing changed."""
+    from api.tokens import create_token
+
+    before = _snapshot(world)
+    theirs = create_token(user=world.outsider, name="outsider's", scope="write").secret
+    for label, url in _requests(route, world):
+        for auth in ("session", "token"):
+            client.logout()
+            headers = {}
+            if auth == "session":
+                client.force_login(world.outsider)
+            else:
+                headers = {"Authorization": f"Bearer {theirs}"}
+            for method in API_METHODS:
+                response = _api_call(client, method, url, world, headers)
+                where = f"{method.upper()} {url} ({label}, {auth})"
+                assert response.status_code < 500, where
+                assert SECRET.encode() not in response_body(response).lower(), where
+                if route.text.startswith("v1/") and auth == "session":
+                    # OpenAI's clients send a token; a session is not enough there.
+                    assert response.status_code in (401, 405), f"{where}: {response.status_code}"
+                elif route.params or route.name == "openai:chat_completions":
+                    assert response.status_code in (404, 405), f"{where}: {response.status_code}"
+    assert _snapshot(world) == before
+
+
+@pytest.mark.parametrize("route", API_ROUTES, ids=lambda route: f"{route.name} {route.text}")
+def test_an_api_caller_without_credentials_gets_401_json(client, world, route, fake_openai):
+    before = _snapshot(world)
+    revoked = world.token_secret
+    world.token.revoke()
+    for _label, url in _requests(route, world):
+        for headers in ({}, {"Authorization": f"Bearer {revoked}"}):
+            for method in API_METHODS:
+                response = _api_call(client, method, url, world, headers)
+                where = f"{method.upper()} {url} {headers}: {response.status_code}"
+                assert SECRET.encode() not in response_body(response).lower(), where
+                if route.name in API_PUBLIC_ROUTES or response.status_code == 405:
+                    continue
+                assert response.status_code == 401, where
+                assert response.json()["error" if route.text.startswith("v1/") else "code"], where
+    world.token.revoked_at = None
+    world.token.save()
+    assert _snapshot(world) == before
+
+
+@pytest.mark.parametrize("route", API_ROUTES, ids=lambda route: f"{route.name} {route.text}")
+def test_the_owner_reaches_every_api_url(client, world, route, fake_openai):
+    """The ids the API walk uses are real: the owner's token gets no 404 from them."""
+    if not route.params:
+        return
+    headers = {"Authorization": f"Bearer {world.token_secret}"}
+    url = route_url(route, route_values(route, world))
+    for method in API_METHODS:
+        response = _api_call(client, method, url, world, headers)
+        if response.status_code != 405:
+            break
+    assert response.status_code not in (401, 403, 404), (
+        f"{method.upper()} {url}: {response.status_code} {response.content[:300]}"
+    )

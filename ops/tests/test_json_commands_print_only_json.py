@@ -73,6 +73,14 @@ def test_every_json_command_prints_only_json_lines_and_logs_to_stderr(fake_opena
     [figures], _ = run_json(["evaluate", "--qa", str(items), "--docs", str(docs)], env)
     [usage], _ = run_json(["usage_report", "--user", "alice"], env)
     [notebook], _ = run_json(["notes", "--user", "alice", "--notebook", "Birds"], env)
+    subprocess.run(
+        [sys.executable, "manage.py", "token", "create", "--user", "alice", "--name", "script"],
+        cwd=REPO,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    [token], _ = run_json(["token", "list", "--user", "alice"], env)
 
     assert isinstance(source, dict) and source["status"] == "ready", source
     assert isinstance(answer, dict) and answer["citations"], answer
@@ -80,6 +88,7 @@ def test_every_json_command_prints_only_json_lines_and_logs_to_stderr(fake_opena
     assert isinstance(figures, dict) and figures["questions"] == 1
     assert isinstance(usage, dict) and usage["calls"] > 0
     assert isinstance(notebook, dict) and notebook["sources"], notebook
+    assert isinstance(token, dict) and token["name"] == "script" and token["scope"] == "read"
     # The logs that used to sit among the JSON lines went to stderr.
     assert "INFO" in ingest_log, ingest_log
 

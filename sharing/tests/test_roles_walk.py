@@ -89,6 +89,8 @@ RIGHTS = {
     "library:add_to_notebook": "source_owner",
     "sharing:publish": "publisher",
     "sharing:unpublish": "publisher",
+    # A personal access token is its user's alone (the world's is the owner's).
+    "tokens:revoke": "author",
 }
 ALLOWED = {
     "viewer": {"owner", "editor", "viewer"},

@@ -1,0 +1,148 @@
+"""A notebook's sources: upload, add a web page, status and progress, read again, remove,
+and which of them the caller's questions use."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from django.shortcuts import get_object_or_404
+from ninja import File, Form, Router, Status, UploadedFile
+
+from api.auth import WRITE, ApiRequest
+from api.errors import BILLED, COMMON, ApiError, ErrorOut
+from api.v1.common import billed, get_notebook
+from api.v1.schemas import AddedOut, ChosenIn, ChosenOut, SourceOut, UrlIn, source_out
+from ingest.services import SourceBusy, UploadRejected, add_source, add_url, reprocess_source
+from library.models import Preferences, Source
+from notebooks.services import unlink_source
+from retrieval.chosen_sources import choose_sources, source_choice
+from sharing import access
+from sharing.models import Role
+from texts.errors import UserFacingError
+
+router = Router(tags=["sources"])
+
+
+@router.get(
+    "/notebooks/{notebook_id}/sources",
+    response={200: list[SourceOut], **COMMON},
+    summary="The notebook's sources, with status and progress",
+)
+def list_sources(request: ApiRequest, notebook_id: int) -> list[dict]:
+    notebook = get_notebook(request, notebook_id)
+    choice = source_choice(user=request.user, notebook=notebook)
+    return [source_out(source, ticked=source.pk not in choice.unticked) for source in choice.listed]
+
+
+def _source(request: ApiRequest, notebook_id: int, source_id: int, need: Role = Role.VIEWER):
+    notebook = get_notebook(request, notebook_id, need)
+    return notebook, get_object_or_404(access.notebook_sources(notebook), pk=source_id)
+
+
+@router.post(
+    "/notebooks/{notebook_id}/sources",
+    response={201: AddedOut, 413: ErrorOut, **BILLED},
+    auth=WRITE,
+    summary="Upload a file (multipart, field `file`)",
+)
+def upload(
+    request: ApiRequest,
+    notebook_id: int,
+    file: File[UploadedFile],
+    pdf_capture: Form[Literal["", "auto", "text", "vision"]] = "",
+) -> Status:
+    notebook = get_notebook(request, notebook_id, Role.EDITOR)
+    billed(request, "upload")
+    try:
+        added = add_source(
+            owner=request.user,
+            notebook=notebook,
+            upload=file,
+            pdf_capture=pdf_capture or Preferences.of(request.user).pdf_capture,
+        )
+    except UploadRejected as exc:
+        raise ApiError(400, "upload_rejected", str(exc), "file") from exc
+    return Status(201, {"created": added.created, "source": source_out(added.source)})
+
+
+@router.post(
+    "/notebooks/{notebook_id}/sources/url",
+    response={201: AddedOut, **BILLED},
+    auth=WRITE,
+    summary="Add a web page",
+)
+def add_web_page(request: ApiRequest, notebook_id: int, payload: UrlIn) -> Status:
+    notebook = get_notebook(request, notebook_id, Role.EDITOR)
+    billed(request, "upload")
+    try:
+        added = add_url(
+            owner=request.user,
+            notebook=notebook,
+            url=payload.url,
+            pdf_capture=Preferences.of(request.user).pdf_capture,
+        )
+    except UploadRejected as exc:
+        raise ApiError(400, "url_rejected", str(exc), "body.url") from exc
+    return Status(201, {"created": added.created, "source": source_out(added.source)})
+
+
+@router.post(
+    "/notebooks/{notebook_id}/sources/{source_id}/reprocess",
+    response={202: SourceOut, 409: ErrorOut, **BILLED},
+    auth=WRITE,
+    summary="Read a source again (or retry a failed one)",
+)
+def reprocess(request: ApiRequest, notebook_id: int, source_id: int) -> Status:
+    _notebook, source = _source(request, notebook_id, source_id, Role.EDITOR)
+    if not access.changeable_sources(request.user).filter(pk=source.pk).exists():
+        raise ApiError(403, "forbidden", "Only whoever added this source can read it again.")
+    billed(request, "upload")
+    try:
+        source = reprocess_source(source=source)
+    except SourceBusy as exc:
+        raise ApiError(409, "source_busy", str(exc)) from exc
+    return Status(202, source_out(source))
+
+
+@router.put(
+    "/notebooks/{notebook_id}/sources/chosen",
+    response={200: ChosenOut, **COMMON},
+    auth=WRITE,
+    summary="Choose the sources your questions and documents use",
+)
+def choose(request: ApiRequest, notebook_id: int, payload: ChosenIn) -> dict:
+    notebook = get_notebook(request, notebook_id, Role.EDITOR)
+    try:
+        choice = choose_sources(user=request.user, notebook=notebook, ticked=payload.ticked)
+    except UserFacingError as exc:
+        # Ids that are not this notebook's sources, someone else's among them: not found.
+        raise ApiError(404, "not_found", str(exc), "body.ticked") from exc
+    return {"ticked": [source.pk for source in choice.listed if source.pk not in choice.unticked]}
+
+
+# After the fixed paths (url, chosen): Django tries the patterns in order.
+@router.get(
+    "/notebooks/{notebook_id}/sources/{source_id}",
+    response={200: SourceOut, **COMMON},
+    summary="One source: its status, stage and progress",
+)
+def read_source(request: ApiRequest, notebook_id: int, source_id: int) -> dict:
+    notebook, source = _source(request, notebook_id, source_id)
+    choice = source_choice(user=request.user, notebook=notebook)
+    return source_out(source, ticked=source.pk not in choice.unticked)
+
+
+@router.delete(
+    "/notebooks/{notebook_id}/sources/{source_id}",
+    response={204: None, **COMMON},
+    auth=WRITE,
+    summary="Take a source out of the notebook (it stays in your library)",
+)
+def remove_source(request: ApiRequest, notebook_id: int, source_id: int) -> Status:
+    notebook, source = _source(request, notebook_id, source_id, Role.EDITOR)
+    if source.kind in (Source.Kind.GENERATED, Source.Kind.NOTE):
+        raise ApiError(
+            400, "not_removable", "Delete a studio document or a note itself, not its source."
+        )
+    unlink_source(notebook=notebook, source=source)
+    return Status(204, None)

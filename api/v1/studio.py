@@ -1,0 +1,210 @@
+"""Studio documents: made by a worker from the notebook's sources; their status, their data
+and their files (Markdown, CSV, SVG, MP3)."""
+
+from __future__ import annotations
+
+from django.http import FileResponse, HttpResponse
+from django.shortcuts import get_object_or_404
+from ninja import Router, Status
+
+from api.auth import WRITE, ApiRequest
+from api.errors import BILLED, COMMON, ApiError, ErrorOut
+from api.v1.common import billed, get_notebook
+from api.v1.schemas import (
+    DocumentDetailOut,
+    DocumentIn,
+    DocumentOut,
+    citation_out,
+    document_out,
+)
+from generation.documents.kinds import kind_module
+from generation.documents.models import GeneratedDocument
+from generation.documents.services import (
+    DocumentBusy,
+    delete_document,
+    document_svg,
+    request_document,
+    retry_document,
+)
+from generation.documents.services import table_csv as make_table_csv
+from retrieval.chosen_sources import source_choice
+from sharing import access
+from sharing.models import Role
+from texts.errors import UserFacingError
+
+router = Router(tags=["studio"])
+
+Kind = GeneratedDocument.Kind
+
+
+def _document(request: ApiRequest, notebook_id: int, document_id: int) -> GeneratedDocument:
+    notebook = get_notebook(request, notebook_id)
+    return get_object_or_404(
+        GeneratedDocument.objects.prefetch_related("citations__chunk"),
+        pk=document_id,
+        notebook=notebook,
+    )
+
+
+def _ready(document: GeneratedDocument, *kinds: str) -> None:
+    if document.status != GeneratedDocument.Status.READY:
+        raise ApiError(409, "not_ready", f"The document is {document.status}, not ready yet.")
+    if kinds and document.kind not in kinds:
+        raise ApiError(404, "not_found", f"A {document.kind} has no such file.")
+
+
+def _file(text: str, content_type: str) -> HttpResponse:
+    return HttpResponse(text, content_type=content_type)
+
+
+@router.get(
+    "/notebooks/{notebook_id}/documents",
+    response={200: list[DocumentOut], **COMMON},
+    summary="The notebook's studio documents",
+)
+def list_documents(request: ApiRequest, notebook_id: int) -> list[dict]:
+    notebook = get_notebook(request, notebook_id)
+    return [
+        document_out(document, request.user.pk)
+        for document in GeneratedDocument.objects.filter(notebook=notebook)
+    ]
+
+
+@router.post(
+    "/notebooks/{notebook_id}/documents",
+    response={202: DocumentOut, 409: ErrorOut, **BILLED},
+    auth=WRITE,
+    summary="Make a studio document from the sources you chose (queued; poll its status)",
+)
+def add_document(request: ApiRequest, notebook_id: int, payload: DocumentIn) -> Status:
+    notebook = get_notebook(request, notebook_id, Role.EDITOR)
+    # As on the page: the audio options mean something for an overview only.
+    audio = payload.kind == Kind.AUDIO
+    chosen = source_choice(user=request.user, notebook=notebook).searched
+    if chosen == []:
+        raise ApiError(409, "no_source_chosen", "No source is chosen: choose one to generate from.")
+    billed(request, "generate")
+    try:
+        document = request_document(
+            user=request.user,
+            notebook=notebook,
+            kind=payload.kind,
+            language=payload.language,
+            chosen_sources=chosen,
+            audio_format=payload.audio_format if audio else "",
+            length=payload.length if audio else "",
+        )
+    except UserFacingError as exc:
+        raise ApiError(422, "invalid_document", str(exc), "body") from exc
+    return Status(202, document_out(document, request.user.pk))
+
+
+@router.get(
+    "/notebooks/{notebook_id}/documents/{document_id}",
+    response={200: DocumentDetailOut, **COMMON},
+    summary="A document: its status, and once ready its data and citations",
+)
+def read_document(request: ApiRequest, notebook_id: int, document_id: int) -> dict:
+    document = _document(request, notebook_id, document_id)
+    return {
+        **document_out(document, request.user.pk),
+        "content": document.content if isinstance(document.content, dict) else None,
+        "citations": [citation_out(cited) for cited in document.citations.all()],
+    }
+
+
+def _file_responses(content_type: str) -> dict:
+    return {
+        "responses": {
+            200: {
+                "description": content_type,
+                "content": {content_type: {"schema": {"type": "string"}}},
+            }
+        }
+    }
+
+
+@router.get(
+    "/notebooks/{notebook_id}/documents/{document_id}/markdown",
+    response={200: None, 409: ErrorOut, **COMMON},
+    summary="A ready document as Markdown, its [n] markers kept",
+    openapi_extra=_file_responses("text/markdown"),
+)
+def markdown(request: ApiRequest, notebook_id: int, document_id: int) -> HttpResponse:
+    document = _document(request, notebook_id, document_id)
+    _ready(document)
+    return _file(kind_module(document.kind).readable(document.data), "text/markdown; charset=utf-8")
+
+
+@router.get(
+    "/notebooks/{notebook_id}/documents/{document_id}/csv",
+    response={200: None, 409: ErrorOut, **COMMON},
+    summary="A ready table as CSV",
+    openapi_extra=_file_responses("text/csv"),
+)
+def csv(request: ApiRequest, notebook_id: int, document_id: int) -> HttpResponse:
+    document = _document(request, notebook_id, document_id)
+    _ready(document, Kind.TABLE)
+    return _file(make_table_csv(document=document), "text/csv; charset=utf-8")
+
+
+@router.get(
+    "/notebooks/{notebook_id}/documents/{document_id}/svg",
+    response={200: None, 409: ErrorOut, **COMMON},
+    summary="A ready mind map or infographic as SVG",
+    openapi_extra=_file_responses("image/svg+xml"),
+)
+def svg(request: ApiRequest, notebook_id: int, document_id: int) -> HttpResponse:
+    document = _document(request, notebook_id, document_id)
+    _ready(document, Kind.MINDMAP, Kind.INFOGRAPHIC)
+    response = _file(document_svg(document=document), "image/svg+xml")
+    response["Content-Security-Policy"] = "default-src 'none'; style-src 'unsafe-inline'"
+    return response
+
+
+@router.get(
+    "/notebooks/{notebook_id}/documents/{document_id}/mp3",
+    response={200: None, 409: ErrorOut, **COMMON},
+    summary="A ready audio overview as MP3",
+    openapi_extra=_file_responses("audio/mpeg"),
+)
+def mp3(request: ApiRequest, notebook_id: int, document_id: int) -> FileResponse:
+    document = _document(request, notebook_id, document_id)
+    _ready(document, Kind.AUDIO)
+    if not document.audio:
+        raise ApiError(404, "not_found", "This overview has no audio.")
+    return FileResponse(document.audio.open("rb"), content_type="audio/mpeg")
+
+
+@router.delete(
+    "/notebooks/{notebook_id}/documents/{document_id}",
+    response={204: None, **COMMON},
+    auth=WRITE,
+    summary="Delete a document you made (or any, as the notebook's owner)",
+)
+def remove_document(request: ApiRequest, notebook_id: int, document_id: int) -> Status:
+    notebook = get_notebook(request, notebook_id, Role.EDITOR)
+    document = get_object_or_404(GeneratedDocument, pk=document_id, notebook=notebook)
+    if not access.may_manage_document(request.user, notebook, document):
+        raise ApiError(403, "forbidden", "Only whoever made it, or the notebook's owner, can.")
+    delete_document(document=document)
+    return Status(204, None)
+
+
+@router.post(
+    "/notebooks/{notebook_id}/documents/{document_id}/retry",
+    response={202: DocumentOut, 409: ErrorOut, **BILLED},
+    auth=WRITE,
+    summary="Make a document of yours again, from the sources as they are now",
+)
+def retry(request: ApiRequest, notebook_id: int, document_id: int) -> Status:
+    notebook = get_notebook(request, notebook_id, Role.EDITOR)
+    document = get_object_or_404(GeneratedDocument, pk=document_id, notebook=notebook)
+    if document.owner_id != request.user.pk:  # a retry is billed to whoever made it
+        raise ApiError(403, "forbidden", "Only whoever made this document can try it again.")
+    billed(request, "generate")
+    try:
+        document = retry_document(document=document)
+    except DocumentBusy as exc:
+        raise ApiError(409, "document_busy", str(exc)) from exc
+    return Status(202, document_out(document, request.user.pk))
