@@ -28,6 +28,11 @@ ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06", b"PK\x07\x08")
 OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 ENCRYPTED_PACKAGE = "EncryptedPackage".encode("utf-16-le")
 CSV_SUFFIXES = {".csv", ".tsv"}
+SUFFIXES = {".docx", ".docm", ".pptx", ".pptm", ".xlsx", ".xlsm", ".odt", ".ods", ".epub"}
+DOCUMENT_FIRST_PARTS = (
+    b"[Content_Types].xml", b"_rels/", b"docProps/", b"word/", b"ppt/", b"xl/", b"mimetype",
+    b"META-INF/",
+)  # fmt: skip
 HTML_SUFFIXES = {".html", ".htm", ".xhtml"}
 _HTML_START = re.compile(
     rb"^\s*(?:<\?xml[^>]*>\s*)?(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head|body)\b", re.I | re.S
@@ -64,13 +69,23 @@ def may_be_document(filename: str, head: bytes) -> bool:
     tells for sure, from the whole file)."""
     suffix = Path(filename).suffix.lower()
     return (
-        head.startswith(ZIP_MAGIC)
+        (head.startswith(ZIP_MAGIC) and (_first_part_is_a_document(head) or suffix in SUFFIXES))
         or head.startswith(OLE_MAGIC)
         or rtf.is_rtf(head)
         or bool(_HTML_START.match(head[:1024]))
         or suffix in CSV_SUFFIXES
         or suffix in HTML_SUFFIXES
     )
+
+
+def _first_part_is_a_document(head: bytes) -> bool:
+    """Whether the zip's first part (named in its first local header) is one an office
+    file or an e-book begins with; any other zip (an archive of files) is not read."""
+    if len(head) < 30:
+        return False
+    length = int.from_bytes(head[26:28], "little")
+    first = head[30 : 30 + length]
+    return first.startswith(DOCUMENT_FIRST_PARTS)
 
 
 def format_of(path: Path) -> str | None:
@@ -91,7 +106,7 @@ def format_of(path: Path) -> str | None:
         return "csv"
     if suffix in HTML_SUFFIXES and b"<" in head:
         return "html"
-    if suffix in {".docx", ".docm", ".pptx", ".xlsx", ".xlsm", ".odt", ".ods", ".epub"}:
+    if suffix in SUFFIXES:
         raise _not_that_format(path)
     return None
 
