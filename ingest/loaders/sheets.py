@@ -22,6 +22,7 @@ import contextlib
 import csv
 import datetime
 import io
+import warnings
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -118,9 +119,13 @@ def load_xlsx(path: Path, archive: zipfile.ZipFile) -> list[Passage]:
     # openpyxl parses with defusedxml, which refuses entity declarations; this says why.
     refuse_entities(archive, name=path.name)
     try:
-        workbook = openpyxl.load_workbook(
-            path, read_only=False, data_only=True, keep_vba=False, keep_links=False
-        )
+        # openpyxl warns of every feature it drops (conditional formats, extensions): none
+        # of them is text.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            workbook = openpyxl.load_workbook(
+                path, read_only=False, data_only=True, keep_vba=False, keep_links=False
+            )
     except (InvalidFileException, KeyError, ValueError, TypeError, zipfile.BadZipFile) as exc:
         raise LoaderError(
             Text(
