@@ -27,7 +27,7 @@ from typing import Any
 
 from django.contrib.auth.models import User
 
-from evaluation.pages import _rows
+from evaluation.pages import jsonl_rows
 from evaluation.recall import RECALL_AT, EvaluationError, normalise
 from generation.answering import answer_question
 from library import embedding_state
@@ -55,7 +55,7 @@ def load_place_items(path: Path) -> list[PlaceItem]:
     """Read QUESTIONS.jsonl: {"id", "file", "lang", "question", "quote", "where"} per line
     (other fields are ignored)."""
     items = []
-    for number, row in _rows(path):
+    for number, row in jsonl_rows(path):
         try:
             where = row.get("where") or {}
             if not isinstance(where, dict):

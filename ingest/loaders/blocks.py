@@ -149,11 +149,10 @@ class DocumentText:
         self._parts.append(text)
         self._length += len(text)
 
-    def table(self, rows: Sequence[Sequence[str]], *, numbers: Sequence[int] | None = None) -> None:
+    def table(self, rows: Sequence[Sequence[str]]) -> None:
         """A table in passages of its own, unless it is one row or one column (a layout
         table, a boxed note): then its cells are paragraphs."""
-        if numbers is None:
-            rows = table_rows(rows)
+        rows = table_rows(rows)
         if not rows:
             return
         if len(rows) == 1 or max(len(row) for row in rows) == 1:
@@ -161,7 +160,7 @@ class DocumentText:
                 self.paragraph(" | ".join(clean(cell) for cell in row if clean(cell)))
             return
         self.end_passage()
-        for block in table_blocks(rows, numbers):
+        for block in table_blocks(rows):
             self._passage(block.text, ())
         self.end_passage()
 

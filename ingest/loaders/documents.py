@@ -184,8 +184,6 @@ def load(path: Path, fmt: str) -> Loaded:
             passages, page_count, title = _from_zip(archive, path.name, fmt)
     if not any(passage.text.strip() for passage in passages):
         raise LoaderError(Text("“%(name)s” holds no text to read.", name=path.name))
-    if fmt in {"xlsx", "ods", "csv"}:
-        page_count = max((p.page or 0 for p in passages), default=0) or None
     return Loaded(passages, page_count, READERS[fmt], title)
 
 

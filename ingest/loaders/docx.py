@@ -47,8 +47,8 @@ def load(archive: zipfile.ZipFile, main_part: str, name: str) -> list[Passage]:
     related = relationships_by_type(archive, main_part, name=name)
     reader = _Reader(
         styles=_heading_styles(archive, related, name),
-        notes=_notes(archive, related, ("footnotes", "endnotes"), "footnote", "endnote", name),
-        comments=_notes(archive, related, ("comments",), "comment", "", name),
+        notes=_notes(archive, related, ("footnotes", "endnotes"), ("footnote", "endnote"), name),
+        comments=_notes(archive, related, ("comments",), ("comment",), name),
         authors=_comment_authors(archive, related, name),
     )
     found = body.find(f"{W}body")
@@ -100,8 +100,7 @@ def _notes(
     archive: zipfile.ZipFile,
     related: dict[str, list[str]],
     kinds: tuple[str, ...],
-    tag: str,
-    other_tag: str,
+    tags: tuple[str, ...],
     name: str,
 ) -> dict[tuple[str, str], str]:
     """(tag, id) → the text of each footnote, endnote or comment."""
@@ -111,9 +110,7 @@ def _notes(
             tree = xml_part(archive, part, name=name)
             if tree is None:
                 continue
-            for element_tag in (tag, other_tag):
-                if not element_tag:
-                    continue
+            for element_tag in tags:
                 for note in tree.iter(f"{W}{element_tag}"):
                     text = " ".join(
                         filter(None, (clean(_paragraph_text(p)) for p in note.iter(f"{W}p")))
