@@ -13,9 +13,7 @@ from ingest.loaders import detect_kind, load_passages
 from ingest.loaders.blocks import table_blocks
 from ingest.passages import LoaderError
 from ingest.tests import office_files
-from ingest.tests.data import SHARED_DATA
-
-FORMATS = SHARED_DATA / "formats" / "files"
+from ingest.tests.data import FORMATS
 
 
 def _read(path):
