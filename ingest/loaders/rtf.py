@@ -4,7 +4,8 @@ RTF escapes non-ASCII bytes (\\'e8) in the code page of the font in use, which m
 from the document's (\\ansicpg1252 with Czech text set in a Central European font). striprtf
 decodes the whole document with one code page, so the code page is taken from the fonts
 the text actually uses: the most used font's character set, else the document's own.
-RTF has no heading styles Loupe can rely on; numbered heading lines give the sections.
+A table's rows become Markdown rows. RTF has no heading styles Loupe can rely on; numbered
+heading lines give the sections.
 """
 
 from __future__ import annotations
@@ -30,6 +31,35 @@ _FONT = re.compile(rb"\\f(\d+)[^;{}]*?\\fcharset(\d+)")
 _FONT_USE = re.compile(rb"\\(?:a|loch\\af|hich\\af|dbch\\af)?f(\d+)(?![\d])")
 _CODE_PAGE = re.compile(rb"\\ansicpg(\d+)")
 MAX_RTF_BYTES = 64 * 1024 * 1024
+# Paragraph ends and the table marks that decide whether a paragraph is in a table cell
+# (\intbl holds until the next \pard, as every paragraph property does).
+_MARKS = re.compile(r"\\(pard|par|intbl|cell|row)(?![a-z])")
+
+
+def _cells_on_one_line(source: str) -> str:
+    """The source with the paragraph breaks inside table cells made spaces, so that
+    striprtf's "cell|cell|" of a row lands on one line."""
+    pieces = []
+    in_table = False
+    last = 0
+    for mark in _MARKS.finditer(source):
+        word = mark.group(1)
+        if word == "pard":
+            in_table = False
+        elif word == "intbl":
+            in_table = True
+        elif word == "par" and in_table:
+            pieces.append(source[last : mark.start()] + " ")
+            last = mark.end()
+    pieces.append(source[last:])
+    return "".join(pieces)
+
+
+def _table_row(line: str) -> str:
+    if line.count("|") < 2 or not line.endswith("|"):
+        return line
+    cells = [cell.strip() for cell in line.rstrip("|").split("|")]
+    return "| " + " | ".join(cells) + " |"
 
 
 def is_rtf(head: bytes) -> bool:
@@ -64,14 +94,15 @@ def load(path: Path) -> list[Passage]:
             Text("“%(name)s” is larger than Loupe reads for an RTF file (64 MiB).", name=path.name)
         )
     encoding = code_page(data)
+    source = _cells_on_one_line(data.decode("latin-1"))
     try:
-        text = rtf_to_text(data.decode("latin-1"), encoding=encoding, errors="replace")
+        text = rtf_to_text(source, encoding=encoding, errors="replace")
     except (IndexError, ValueError, RecursionError) as exc:
         raise LoaderError(
             Text("“%(name)s” could not be read as RTF (%(error)s).", name=path.name, error=str(exc))
         ) from exc
     text = text.replace("\r\n", "\n").replace("\x00", "")
-    lines = [line.strip() for line in text.split("\n")]
+    lines = [_table_row(" ".join(line.split())) for line in text.split("\n")]
     out = DocumentText()
     content = "\n".join(lines).strip()
     if not content:

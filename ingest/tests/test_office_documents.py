@@ -315,3 +315,17 @@ def test_an_entity_declaration_is_refused(tmp_path):
 )
 def test_every_real_document_reads_into_passages(name):
     assert any(passage.text.strip() for passage in _read(FORMATS / name).passages)
+
+
+def test_an_rtf_tables_rows_are_markdown_rows_with_each_cell_on_the_row(tmp_path):
+    path = tmp_path / "menu.rtf"
+    path.write_bytes(
+        b"{\\rtf1\\ansi Menu\\par"
+        b"\\pard\\intbl Monday:\\par Soup\\cell Goulash\\cell\\row"
+        b"\\pard\\intbl Tuesday:\\cell Fish\\cell\\row\\pard After the table.\\par}"
+    )
+
+    text = _read(path).passages[0].text
+
+    assert "| Monday: Soup | Goulash |\n| Tuesday: | Fish |" in text
+    assert text.endswith("After the table.")
