@@ -329,3 +329,11 @@ def test_an_rtf_tables_rows_are_markdown_rows_with_each_cell_on_the_row(tmp_path
 
     assert "| Monday: Soup | Goulash |\n| Tuesday: | Fish |" in text
     assert text.endswith("After the table.")
+
+
+def test_a_workbook_over_the_cell_cap_fails_naming_it(tmp_path, monkeypatch):
+    monkeypatch.setattr("ingest.loaders.sheets.MAX_CELLS", 50)
+    path = _workbook(tmp_path / "big.xlsx", [[f"r{r}c{c}" for c in range(5)] for r in range(20)])
+
+    with pytest.raises(LoaderError, match="more than 50 filled cells"):
+        _read(path)
