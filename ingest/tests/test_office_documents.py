@@ -337,3 +337,23 @@ def test_a_workbook_over_the_cell_cap_fails_naming_it(tmp_path, monkeypatch):
 
     with pytest.raises(LoaderError, match="more than 50 filled cells"):
         _read(path)
+
+
+def test_a_workbooks_summary_names_its_sheets_not_its_cells(tmp_path):
+    from ingest.summaries import summarize
+
+    workbook = openpyxl.Workbook()
+    for index, name in enumerate(["Rates 2006", "Rates 2007", "Self-employed"]):
+        sheet = workbook.active if index == 0 else workbook.create_sheet()
+        sheet.title = name
+        for row in [["Earnings", "Rate"], [6000, 0.06], [9000, 0.12]]:
+            sheet.append(row)
+    path = tmp_path / "rates.xlsx"
+    workbook.save(path)
+
+    summary = summarize(
+        passages=_read(path).passages, title="rates", language="en", user=None, extractive_only=True
+    )
+
+    assert "|" not in summary.text
+    assert "Rates 2006, Rates 2007, Self-employed" in summary.text
