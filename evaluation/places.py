@@ -13,7 +13,8 @@ alone, through the normal answer path, and scored per kind of file (its suffix):
   punctuation, so Wikipedia's "Properties[edit]" is "Properties");
 - retrieved@1/4/8: such a chunk (at the place, holding the quote) is among the first n
   passages the answer was given;
-- cited: one of the answer's citations points at such a chunk.
+- cited: one of the answer's citations points at such a chunk;
+- refused: the answer is a refusal (the passages seemed not to cover the question).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from evaluation.recall import RECALL_AT, EvaluationError, normalise
 from generation.answering import answer_question
 from library import embedding_state
 from library.models import Chunk
-from notebooks.models import Notebook
+from notebooks.models import Message, Notebook
 
 _NOT_WORD = re.compile(r"\W+")
 
@@ -110,6 +111,7 @@ class KindFigures:
     place_right: int = 0
     retrieved: dict[int, int] = field(default_factory=lambda: dict.fromkeys(RECALL_AT, 0))
     cited: int = 0
+    refused: int = 0
     missed: list[dict[str, Any]] = field(default_factory=list)  # gold place not retrieved
 
     def as_dict(self) -> dict[str, Any]:
@@ -119,6 +121,7 @@ class KindFigures:
             "place_right": self.place_right,
             **{f"retrieved@{n}": count for n, count in self.retrieved.items()},
             "cited": self.cited,
+            "refused": self.refused,
             "missed": self.missed,
         }
 
@@ -156,6 +159,7 @@ def evaluate_places(
             figures.retrieved[n] += any(_gold(chunk, item) for chunk in passages[:n])
         cited = [c.chunk for c in answer.citations if c.chunk is not None]
         figures.cited += any(_gold(chunk, item) for chunk in cited)
+        figures.refused += answer.message.mode == Message.Mode.REFUSAL
         if not any(_gold(chunk, item) for chunk in passages):
             figures.missed.append(
                 {

@@ -59,6 +59,7 @@ def test_places_mode_scores_quotes_places_and_retrieval_per_kind(fake_openai, se
     assert [missed["id"] for missed in pptx["missed"]] == ["s-2"]
     assert (docx["questions"], docx["quote_found"], docx["place_right"]) == (1, 1, 1)
     assert docx["retrieved@8"] == 1
+    assert pptx["refused"] + docx["refused"] <= 1  # s-2 asks what no slide says
     assert not Notebook.objects.exists()
 
 

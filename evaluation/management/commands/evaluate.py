@@ -203,7 +203,7 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"{kind}: {total} questions; quote found {row['quote_found']}/{total}, at its "
                 f"place {row['place_right']}/{total}; place retrieved {retrieved}; cited "
-                f"{row['cited']}/{total}"
+                f"{row['cited']}/{total}; refused {row['refused']}"
             )
             for missed in row["missed"]:
                 self.stdout.write(
