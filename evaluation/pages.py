@@ -57,7 +57,7 @@ class OfftopicItem:
     question: str
 
 
-def _rows(path: Path) -> Iterable[tuple[int, dict[str, Any]]]:
+def jsonl_rows(path: Path) -> Iterable[tuple[int, dict[str, Any]]]:
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if line.strip():
             try:
@@ -73,7 +73,7 @@ def load_page_items(path: Path) -> list[PageItem]:
     """Read QUESTIONS.jsonl: {"id", "doc", "lang", "question", "page", "also_answered_on",
     "quote"} per line (other fields are ignored)."""
     items = []
-    for number, row in _rows(path):
+    for number, row in jsonl_rows(path):
         try:
             page = int(row["page"])
             items.append(
@@ -100,7 +100,7 @@ def load_page_items(path: Path) -> list[PageItem]:
 def load_offtopic(path: Path) -> list[OfftopicItem]:
     """Read OFFTOPIC.jsonl: {"doc", "lang", "question"} per line."""
     items = []
-    for number, row in _rows(path):
+    for number, row in jsonl_rows(path):
         try:
             items.append(
                 OfftopicItem(

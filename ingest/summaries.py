@@ -120,12 +120,15 @@ def _head_passages(passages: Sequence[Passage]) -> list[Passage]:
 
 def _without_labels(passages: Sequence[Passage]) -> list[str]:
     """The passages' texts without their heading lines (the titles of the sections they
-    are in, Markdown's "#" before them or not) and the labels of note boxes."""
+    are in, Markdown's "#" before them or not), the labels of note boxes and table rows."""
     titles = {
         _normal(title) for passage in passages for start in passage.sections for title in start.path
     }
 
     def names_only(line: str) -> bool:
+        # A table's Markdown rows (a sheet's, a document's) are cells, not sentences.
+        if line.lstrip().startswith("|"):
+            return True
         normal = _normal(line.lstrip("#"))
         return normal in titles or normal.rstrip(":") in ADMONITIONS
 

@@ -9,7 +9,7 @@ from typing import NamedTuple
 from django.contrib.auth.models import User
 from django.utils.translation import gettext as _
 
-from ingest.loaders import audio, image, pdf, text
+from ingest.loaders import audio, documents, image, pdf, text
 from ingest.passages import LoaderError, Passage
 from texts import Text
 
@@ -29,15 +29,20 @@ def detect_kind(filename: str, head: bytes) -> str:
         return "image"
     if audio.is_audio(head):
         return "audio"
+    if documents.may_be_document(filename, head):
+        # Office files, e-books, RTF, HTML and CSV are read as text; their loader tells
+        # their format from the whole file (ingest/loaders/documents.py).
+        return "text"
     if Path(filename).suffix.lower() in TEXT_SUFFIXES:
         return "text"
     if text.looks_like_text(head):
         return "text"
     raise LoaderError(
         _(
-            "“%(name)s” is not a file Loupe can read yet: upload a PDF, an image (PNG, JPEG, "
-            "WebP, GIF, TIFF), a recording (MP3, WAV, M4A, AAC, Ogg, FLAC, WebM), a text or a "
-            "Markdown file."
+            "“%(name)s” is not a file Loupe can read yet: upload a PDF, a Word, PowerPoint or "
+            "Excel file, an OpenDocument text or spreadsheet, an EPUB e-book, an RTF, HTML, "
+            "CSV, text or Markdown file, an image (PNG, JPEG, WebP, GIF, TIFF) or a recording "
+            "(MP3, WAV, M4A, AAC, Ogg, FLAC, WebM)."
         )
         % {"name": filename}
     )
@@ -73,6 +78,9 @@ def load_passages(
         passages, reader = audio.load(path, user=user)
         return Loaded(passages, None, reader)
     if kind == "text":
+        fmt = documents.format_of(path)
+        if fmt is not None:
+            return Loaded(*documents.load(path, fmt))
         passages, reader = text.load(path)
         return Loaded(passages, None, reader)
     if kind == "note":

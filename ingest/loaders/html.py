@@ -14,7 +14,7 @@ import lxml.html
 import trafilatura
 
 from ingest.passages import LoaderError, Passage
-from ingest.structure import named_headings, starts_from_headings
+from ingest.structure import label, named_headings, starts_from_headings
 from texts import Text
 
 READER = Text("web page (%(extractor)s)", extractor="trafilatura")
@@ -54,7 +54,14 @@ def extract(content: bytes, *, charset: str = "") -> WebPage:
             )
         )
     # The page's own <h1>-<h6>, found among the lines of its main text, give the sections.
-    sections, _ = starts_from_headings(named_headings(text, _headings(html)))
+    # trafilatura keeps a page's first heading as its title, out of the text: that heading
+    # then heads every section, as it heads the page.
+    headings = _headings(html)
+    found = named_headings(text, headings)
+    carried: tuple[str, ...] = ()
+    if headings and headings[0][0] == 0 and not any(h[1] == 0 for h in found):
+        carried = (label(headings[0][1]),) if headings[0][1] else ()
+    sections, _ = starts_from_headings(found, carried=carried)
     return WebPage(title=title, passages=[Passage(text=text, page=None, sections=sections)])
 
 

@@ -153,6 +153,9 @@ class TextLayer:
     labels: dict[int, str] = field(default_factory=dict)
     # The title in the PDF's metadata, where it is a real one (pdf_title.py); else "".
     title: str = ""
+    # Pages whose text layer is legible but holds only page furniture (a running header, a
+    # page number, a stray word): neither a passage nor a page for the vision reader.
+    furniture_only: set[int] = field(default_factory=set)
 
 
 def read_text_layer(
@@ -182,6 +185,7 @@ def read_text_layer(
     )
     if with_text:
         layer.texts = _without_furniture(raw.texts, outline)
+        layer.furniture_only = _furniture_only(raw.texts, layer.texts)
     return layer
 
 
@@ -201,9 +205,9 @@ def _read_with_pypdf(
                 raw[number] = ""
             if on_page is not None:
                 on_page(number, page_count)
-        layer.texts = _without_furniture(
-            {number: clean_page_text(text) for number, text in raw.items()}, []
-        )
+        cleaned = {number: clean_page_text(text) for number, text in raw.items()}
+        layer.texts = _without_furniture(cleaned, [])
+        layer.furniture_only = _furniture_only(cleaned, layer.texts)
     return layer
 
 
@@ -212,6 +216,17 @@ def _without_furniture(texts: dict[int, str], outline: list[OutlineEntry]) -> di
     with_text = {number: text for number, text in texts.items() if text}
     stripped = strip_running_lines(with_text, outline_titles=[entry.title for entry in outline])
     return {number: stripped.get(number, "") for number in texts}
+
+
+def _furniture_only(texts: dict[int, str], stripped: dict[int, str]) -> set[int]:
+    """The pages whose text layer is legible only with its furniture: what is left without
+    it is too little to read (a running header, "2" and "CONTENTS"). OCR would read the same
+    furniture back, and as a passage it is junk that answers cite."""
+    return {
+        number
+        for number, text in texts.items()
+        if is_legible(text) and not is_readable(stripped.get(number, ""))
+    }
 
 
 def is_readable(page_text: str) -> bool:
@@ -271,9 +286,13 @@ def load(
         passages, navigation = _passages(texts, layer)
         return passages, page_count, with_navigation_note(layer.reader, navigation), layer.title
     if texts:
-        report(len(texts))
+        report(len(texts) + len(layer.furniture_only))
 
-    to_read = [number for number in range(1, page_count + 1) if number not in texts]
+    to_read = [
+        number
+        for number in range(1, page_count + 1)
+        if number not in texts and number not in layer.furniture_only
+    ]
     if len(to_read) > settings.PDF_VISION_MAX_PAGES:
         if capture == "auto":
             too_many = Text(
@@ -308,7 +327,7 @@ def load(
             vision_reader = result.reader
             if result.text.strip():
                 seen[number] = clean_page_text(result.text) or result.text
-        report(len(texts) + position[number], by_vision=True)
+        report(len(texts) + len(layer.furniture_only) + position[number], by_vision=True)
     report(page_count)
     if not texts and not seen:
         if blank:

@@ -12,6 +12,8 @@ SHARED_DATA = Path(
     os.environ.get("LOUPE_SHARED_DATA", Path(__file__).resolve().parents[3] / "shared" / "data")
 )
 PDFS = SHARED_DATA / "pdfs"
+# Real office files, e-books, RTF and HTML files, and broken ones (files/odd).
+FORMATS = SHARED_DATA / "formats" / "files"
 # The Debian Reference in English (261 pages), with an outline.
 MANUAL = SHARED_DATA / "manual-qa" / "debian-reference.en.pdf"
 

@@ -7,6 +7,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
 from ingest.loaders import load_passages
+from ingest.tests import office_files
 from ingest.tests.data import PDFS
 from library.models import Source
 from notebooks.models import Notebook
@@ -124,6 +125,19 @@ def test_ask_prints_plain_text_without_json(fake_openai):
     assert lines[0] == "It has no meaning [1]."
     assert lines[1].startswith("[1] pdflatex-4-pages, page ")
     assert "(similarity " in lines[1]
+
+
+def test_ask_names_the_slide_a_citation_is_on(fake_openai, tmp_path):
+    deck = office_files.pptx(
+        tmp_path / "otters.pptx",
+        [("Otters", "Sea otters hold hands while they sleep.", ""), ("Herons", "Herons fish.", "")],
+    )
+    ingest(str(deck))
+    fake_openai.chat_replies.append("They hold hands [1].")
+
+    output = ask("What do sea otters do while they sleep?")
+
+    assert output.splitlines()[1].startswith("[1] otters, slide 1 (similarity ")
 
 
 def test_ask_names_a_missing_user_or_notebook(fake_openai):

@@ -17,7 +17,7 @@ from ingest.chunker import MAX_CHUNK_CHARS, chunk_passages
 from ingest.passages import Passage
 from ingest.services import UploadRejected, add_source, add_url, process_source
 from ingest.tests import hostile
-from ingest.tests.data import PDFS
+from ingest.tests.data import FORMATS, PDFS
 from library.models import Chunk, Source
 
 # Generous for a shared CI machine; a parser that loops or a bomb that unpacks takes far more.
@@ -266,3 +266,25 @@ def test_a_never_ending_trickle_stops_at_the_time_cap(fake_openai, notebook, end
 
     assert source.status == Source.Status.FAILED
     assert "URL_TIMEOUT_SECONDS" in source.error
+
+
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [
+        ("testWORD_protected_passtika.docx", "password-protected"),
+        ("testWORD_truncated.docx", "damaged"),
+        ("Divino_Revelado.pptx", "damaged"),
+        ("poc-xmlbomb.xlsx", "declares XML entities"),
+        ("type_excel.ods", "Office 97-2003"),
+        ("testODTnotaZipFile.odt", "not a format Loupe reads"),
+    ],
+)
+def test_a_bad_office_file_fails_its_source_with_a_reason(fake_openai, notebook, name, reason):
+    content = (FORMATS / "odd" / name).read_bytes()
+
+    with bounded():
+        source = processed(notebook, content, name)
+
+    assert source.status == Source.Status.FAILED
+    assert reason in source.error
+    assert not Chunk.objects.filter(source=source).exists()

@@ -220,7 +220,7 @@ def test_a_binary_blob_is_rejected_with_a_message():
         detect_kind("archive.zip", zip_head)
 
     assert "archive.zip" in str(failure.value)
-    assert "upload a PDF, an image" in str(failure.value)
+    assert "upload a PDF, a Word, PowerPoint or Excel file" in str(failure.value)
 
 
 def test_an_unknown_kind_has_no_loader(tmp_path):

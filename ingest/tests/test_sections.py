@@ -146,3 +146,18 @@ def test_a_web_page_is_read_with_its_headings_as_sections():
 
     assert ("Ferns at home",) in [chunk.section for chunk in chunks]
     assert chunks[-1].section == ("Ferns at home", "Watering")
+
+
+def test_a_web_pages_first_heading_left_out_of_its_main_text_still_heads_its_sections():
+    from ingest.loaders import html
+
+    body = " ".join(f"<p>Paragraph {n} says {WORDS}.</p>" for n in range(2))
+    page = html.extract(
+        f"<html><body><header><h1>Ferns at home</h1></header><main><article>{body}"
+        f"<h2>Watering</h2>{body}</article></main></body></html>".encode()
+    )
+    chunks = chunk_passages(page.passages)
+
+    assert "Ferns at home" not in page.passages[0].text
+    assert chunks[0].section == ("Ferns at home",)
+    assert chunks[-1].section == ("Ferns at home", "Watering")

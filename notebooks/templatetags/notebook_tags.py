@@ -21,12 +21,40 @@ register = template.Library()
 MARKER_RE = re.compile(r"\[(\d+)\]")
 
 
+# The places ingest/loaders/pptx.py and sheets.py give a slide's and a sheet's passages,
+# stored in English and shown in the reader's language.
+_SLIDE_LABEL = re.compile(r"^slide (\d+)$")
+_ROWS_LABEL = re.compile(r"^rows (\S+)$")
+
+
+def _document_place(cited: CitedPassage) -> str:
+    """A slide's or a sheet's place ("slide 7", "rows 12–40"); "" for a PDF's page."""
+    chunk = cited.chunk
+    if chunk is None or not chunk.page_label or cited.source is None:
+        return ""
+    if cited.source.kind == Source.Kind.PDF:
+        return ""
+    if match := _SLIDE_LABEL.match(chunk.page_label):
+        return _("slide %(number)s") % {"number": match.group(1)}
+    if match := _ROWS_LABEL.match(chunk.page_label):
+        return _("rows %(rows)s") % {"rows": match.group(1)}
+    return ""
+
+
+@register.filter
+def cited_is_document_place(cited: CitedPassage) -> bool:
+    """Whether the passage is on a slide or in a sheet's rows rather than a page."""
+    return bool(_document_place(cited))
+
+
 @register.filter
 def cited_place(cited: CitedPassage) -> str:
     """Where a citation's passage is: "page 13", or "p. 5 · PDF page 13" where the page
-    prints 5; "" for a source without pages."""
+    prints 5, "slide 7" or a sheet's "rows 12–40"; "" for a source without pages."""
     if not cited.page:
         return ""
+    if place := _document_place(cited):
+        return place
     chunk = cited.chunk
     printed = chunk.page_label if chunk is not None else ""
     if printed:
@@ -36,7 +64,10 @@ def cited_place(cited: CitedPassage) -> str:
 
 @register.filter
 def cited_page_number(cited: CitedPassage) -> str:
-    """The page as the passage panel's "Page" shows it: "13", or "5 · PDF page 13"."""
+    """The page as the passage panel's "Page" shows it: "13", or "5 · PDF page 13"; a
+    slide's or a sheet's place as `cited_place` says it."""
+    if place := _document_place(cited):
+        return place
     chunk = cited.chunk
     printed = chunk.page_label if chunk is not None else ""
     if printed:

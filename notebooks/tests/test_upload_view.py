@@ -1,6 +1,7 @@
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
+from ingest.tests import office_files
 from library.models import Source
 
 
@@ -25,6 +26,17 @@ def test_uploaded_text_file_is_queued_in_the_notebook(client, owner, notebook):
     assert "otters" in response.text
     assert "Queued" in response.text
     assert 'hx-trigger="every 2s"' in response.text
+
+
+def test_a_word_document_is_queued_like_any_other_file(client, owner, notebook, tmp_path):
+    client.force_login(owner)
+    path = office_files.docx(tmp_path / "otters.docx", office_files.paragraph("Sea otters."))
+    upload = SimpleUploadedFile("otters.docx", path.read_bytes())
+
+    _upload(client, notebook, upload)
+
+    source = Source.objects.get(owner=owner)
+    assert (source.kind, source.status) == (Source.Kind.TEXT, Source.Status.QUEUED)
 
 
 def test_unsupported_binary_shows_the_reason(client, owner, notebook):

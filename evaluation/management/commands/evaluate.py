@@ -9,6 +9,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
 from evaluation.pages import evaluate_pages, ingest_pdfs, load_offtopic, load_page_items
+from evaluation.places import evaluate_places, load_place_items
 from evaluation.recall import (
     EvaluationError,
     evaluate,
@@ -34,7 +35,10 @@ class Command(BaseCommand):
         "asked through the normal answer path in a notebook holding its PDF (DIR/<doc>), and "
         "the gold page among the passages @1/4/8, the gold page cited, the refusals and the "
         "quotes found in their page's chunks are printed per language; --offtopic adds "
-        "questions the documents cannot answer (refused: nothing cited)."
+        "questions the documents cannot answer (refused: nothing cited). With --places, "
+        "office files, e-books and web files are measured the same way on a place-gold set "
+        "(DIR/<file>): per kind of file, the quotes found in chunks, at their place (slide, "
+        "sheet, section), that place among the passages @1/4/8 and cited."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -50,6 +54,12 @@ class Command(BaseCommand):
             type=Path,
             help="QUESTIONS.jsonl: doc, lang, question, page, also_answered_on and quote per "
             "line; measures the answers (every question is a billed answer)",
+        )
+        parser.add_argument(
+            "--places",
+            type=Path,
+            help="QUESTIONS.jsonl: file, lang, question, quote and where (slide, sheet, "
+            "heading_path or section) per line; measures the answers per kind of file",
         )
         parser.add_argument(
             "--offtopic",
@@ -69,15 +79,21 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         if options["k"] < 1:
             raise CommandError("--k must be at least 1.")
-        if options["pages"] is not None:
+        if options["pages"] is not None or options["places"] is not None:
             if options["qa"] is not None or options["followups"] is not None:
-                raise CommandError("--pages measures answers alone; run --qa/--followups apart.")
+                raise CommandError(
+                    "--pages and --places measure answers alone; run --qa/--followups apart."
+                )
+            if options["pages"] is not None and options["places"] is not None:
+                raise CommandError("Run --pages and --places apart.")
+            if options["places"] is not None and options["offtopic"] is not None:
+                raise CommandError("--offtopic goes with --pages QUESTIONS.jsonl.")
         elif options["offtopic"] is not None:
             raise CommandError("--offtopic goes with --pages QUESTIONS.jsonl.")
         elif options["qa"] is None and options["followups"] is None:
             raise CommandError(
-                "Give --qa ITEMS.jsonl, --followups FOLLOWUPS.jsonl (or both), or --pages "
-                "QUESTIONS.jsonl."
+                "Give --qa ITEMS.jsonl, --followups FOLLOWUPS.jsonl (or both), --pages "
+                "QUESTIONS.jsonl or --places QUESTIONS.jsonl."
             )
         User = get_user_model()
         user, created = User.objects.get_or_create(username=options["user"])
@@ -86,6 +102,9 @@ class Command(BaseCommand):
             user.save()
         if options["pages"] is not None:
             self._handle_pages(user, options)
+            return
+        if options["places"] is not None:
+            self._handle_places(user, options)
             return
         notebook = Notebook.objects.create(
             owner=user,
@@ -157,6 +176,40 @@ class Command(BaseCommand):
             f"rewrite latency  p50 {on['rewrite_p50_ms']} ms, p95 {on['rewrite_p95_ms']} ms "
             "(before the search)"
         )
+
+    def _handle_places(self, user: Any, options: dict[str, Any]) -> None:
+        notebooks = {}
+        try:
+            items = load_place_items(options["places"])
+            notebooks = ingest_pdfs(
+                user=user, docs=options["docs"], names=[item.file for item in items]
+            )
+            figures = evaluate_places(user=user, notebooks=notebooks, items=items)
+        except EvaluationError as exc:
+            raise CommandError(str(exc)) from exc
+        finally:
+            for notebook in notebooks.values():
+                notebook.delete()
+        if options["json"]:
+            self.stdout.write(json.dumps(figures, ensure_ascii=False))
+            return
+        for kind, row in figures["kinds"].items():
+            total = row["questions"]
+            retrieved = ", ".join(
+                f"@{name.split('@')[1]} {count}/{total}"
+                for name, count in row.items()
+                if name.startswith("retrieved@")
+            )
+            self.stdout.write(
+                f"{kind}: {total} questions; quote found {row['quote_found']}/{total}, at its "
+                f"place {row['place_right']}/{total}; place retrieved {retrieved}; cited "
+                f"{row['cited']}/{total}; refused {row['refused']}"
+            )
+            for missed in row["missed"]:
+                self.stdout.write(
+                    f"  {missed['id']}: where {json.dumps(missed['where'], ensure_ascii=False)}"
+                    f", retrieved {missed['retrieved']}"
+                )
 
     def _handle_pages(self, user: Any, options: dict[str, Any]) -> None:
         notebooks = {}

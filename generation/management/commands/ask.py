@@ -131,8 +131,13 @@ class Command(BaseCommand):
         if answer.question.search_query:
             self.stdout.write(f"(searched for: {answer.question.search_query})")
         self.stdout.write(answer.message.content)
-        for citation in citations:
+        for citation, cited in zip(citations, answer.citations, strict=True):
             page = f", page {citation['page']}" if citation["page"] else ""
+            # A slide's or a sheet's place, as the loaders label it (ingest/loaders/pptx.py,
+            # sheets.py), says more than its number.
+            label = cited.chunk.page_label if cited.chunk is not None else ""
+            if label.startswith(("slide ", "rows ")):
+                page = f", {label}"
             placed = ", placed by Loupe, not the model" if citation["attributed"] else ""
             self.stdout.write(
                 f"[{citation['n']}] {citation['source']}{page} "

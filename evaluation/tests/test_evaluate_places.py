@@ -1,0 +1,70 @@
+import json
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from ingest.tests import office_files
+from notebooks.models import Notebook
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+QUESTIONS = [
+    {"id": "s-1", "file": "deck.pptx", "lang": "en", "question": "When do herons fish?",
+     "quote": "Herons fish at dawn", "where": {"slide": 2}},
+    {"id": "s-2", "file": "deck.pptx", "lang": "en", "question": "What did the speaker add?",
+     "quote": "not in the deck", "where": {"slide": 1}},
+    {"id": "d-1", "file": "notes.docx", "lang": "en", "question": "Where does moss grow?",
+     "quote": "Moss grows on the north side", "where": {"heading_path": ["Forest", "Moss"]}},
+]  # fmt: skip
+
+
+@pytest.fixture
+def place_set(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    office_files.pptx(
+        docs / "deck.pptx",
+        [
+            ("Ponds", "Grey herons wait at the edge of the pond.", ""),
+            ("Herons", "Herons fish at dawn and rest at noon.", "Mention the fog."),
+        ],
+    )
+    office_files.docx(
+        docs / "notes.docx",
+        office_files.paragraph("Forest", "Heading1")
+        + office_files.paragraph("Moss", "Heading2")
+        + office_files.paragraph("Moss grows on the north side of old oak trees."),
+    )
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text("\n".join(json.dumps(row) for row in QUESTIONS))
+    return questions, docs
+
+
+def run(*args: str) -> str:
+    out = StringIO()
+    call_command("evaluate", *args, stdout=out)
+    return out.getvalue()
+
+
+def test_places_mode_scores_quotes_places_and_retrieval_per_kind(fake_openai, settings, place_set):
+    settings.CHAT_MODEL = ""
+    questions, docs = place_set
+
+    figures = json.loads(run("--places", str(questions), "--docs", str(docs), "--json"))
+
+    pptx, docx = figures["kinds"]["pptx"], figures["kinds"]["docx"]
+    assert (pptx["questions"], pptx["quote_found"], pptx["place_right"]) == (2, 1, 1)
+    assert pptx["retrieved@8"] == 1
+    assert [missed["id"] for missed in pptx["missed"]] == ["s-2"]
+    assert (docx["questions"], docx["quote_found"], docx["place_right"]) == (1, 1, 1)
+    assert docx["retrieved@8"] == 1
+    assert pptx["refused"] + docx["refused"] <= 1  # s-2 asks what no slide says
+    assert not Notebook.objects.exists()
+
+
+def test_places_and_pages_run_apart(place_set):
+    questions, docs = place_set
+
+    with pytest.raises(CommandError, match="apart"):
+        run("--places", str(questions), "--pages", str(questions), "--docs", str(docs))
