@@ -247,6 +247,20 @@ OPENAI_API_KEY = env_str("OPENAI_API_KEY")
 OPENAI_TIMEOUT_SECONDS = env_float("OPENAI_TIMEOUT_SECONDS", 60.0)
 OPENAI_MAX_RETRIES = env_int("OPENAI_MAX_RETRIES", 3, minimum=0)
 CHAT_MODEL = env_str("CHAT_MODEL")
+# The chat model's own endpoint, when it is not OPENAI_BASE_URL's: `serve` sets it (with
+# CHAT_MODEL) for its web server and worker to the local model server it supervises.
+CHAT_BASE_URL = env_str("CHAT_BASE_URL")
+# The local chat model (providers/local_model.py): with neither OPENAI_BASE_URL nor
+# CHAT_MODEL set, `serve` runs llama.cpp's server (xllamacpp) on 127.0.0.1 as a child and
+# answers with it. auto: the best packaged model installed; off: no language model, answers
+# quote the passages; else a packaged model's name or the path of a .gguf file.
+LOCAL_CHAT_MODEL = env_str("LOCAL_CHAT_MODEL", "auto")
+# Its context window in tokens (the prompt and the reply), and its threads (0: one per core,
+# at most 8). A small context keeps the prompt short: a 2-core CPU reads ~70 tokens a second.
+LOCAL_CHAT_CONTEXT_TOKENS = env_int("LOCAL_CHAT_CONTEXT_TOKENS", 4096, minimum=1024)
+LOCAL_CHAT_THREADS = env_int("LOCAL_CHAT_THREADS", 0, minimum=0)
+# How long the server may take to load its model and answer /health before it is started again.
+LOCAL_CHAT_START_SECONDS = env_float("LOCAL_CHAT_START_SECONDS", 180.0)
 # Waits on the chat model (providers/chat.py), sized for a CPU server (Ollama, llama.cpp)
 # that reads a 4k-token prompt at 15-50 tokens a second. A streamed answer may take
 # CHAT_FIRST_TOKEN_SECONDS to its first word, then CHAT_IDLE_SECONDS between words, however
