@@ -14,17 +14,17 @@ from django.utils.translation import gettext as _
 from billing.models import Usage
 from billing.services import deferred_usage, require_credit, usage_for
 from generation import chat_style, extractive, not_covered, prompts
-from generation.citations import attribute_sentences, map_markers
+from generation.citations import attribute_sentences, hollow, map_markers, move_opening_markers
 from generation.models import AttributedCitation
 from generation.rewrite import standalone_query
 from generation.verification import verify_citations
 from library.models import Source
 from notebooks.models import Citation, Conversation, Message, Notebook
-from providers.chat import chat, chat_available, chat_stream
+from providers.chat import chat_available, chat_stream
 from providers.tokens import estimate_tokens
 from retrieval.closeness import part_closeness
 from retrieval.search import CAPPED_KINDS, Hit
-from retrieval.services import retrieve_assessed
+from retrieval.services import Retrieved, retrieve_assessed
 from sharing import access
 from texts.errors import UserFacingError
 
@@ -190,9 +190,16 @@ def _answer_question(
     if prepared.answer is not None:
         return prepared.answer
     # The reply gets the room _fit_context kept for it, and no more: a small model left
-    # to run on fills the server's whole context.
-    reply = chat(prepared.messages, user=user, max_tokens=settings.CHAT_ANSWER_TOKENS)
-    return prepared.store_reply(reply.text, reply.model)
+    # to run on fills the server's whole context. Streamed, though nobody reads it as it
+    # comes, so the waits are the answer's (to the first word, then between words), not a
+    # total that a long answer from a slow server would run out of.
+    stream = chat_stream(prepared.messages, user=user, max_tokens=settings.CHAT_ANSWER_TOKENS)
+    try:
+        for _delta in stream:
+            pass
+    finally:
+        stream.close()
+    return prepared.store_reply(stream.text, stream.model)
 
 
 @dataclass
@@ -209,6 +216,7 @@ class _Prepared:
     answer: Answer | None = None
     search_query: str = ""  # the rewritten follow-up the search used; "": the question
     chosen_sources: Sequence[int] | None = None  # the ids searched; None: all
+    retrieved: Retrieved | None = None
 
     def store_reply(self, text: str, model: str) -> Answer:
         """Give the sentences the model left uncited the marker of a passage that supports
@@ -228,8 +236,14 @@ class _Prepared:
                 self.search_query,
                 chosen_sources=self.chosen_sources,
             )
+        text = move_opening_markers(text)
         attribution = attribute_sentences(text, [hit.chunk.text for hit in self.hits])
         mapped = map_markers(attribution.text, len(self.hits))
+        if hollow(mapped.text) and self.hits:
+            # A small model may write nothing but markers ("[1][2] [1][3]"): no answer to
+            # show, so the passages' own sentences are, labelled as quotes.
+            logger.warning("The chat model wrote no words, only %r; quoting instead", text[:80])
+            return self._quoted(model)
         return _store(
             self.user,
             self.notebook,
@@ -242,6 +256,39 @@ class _Prepared:
             model,
             self.search_query,
             attributed={mapped.order.index(number) + 1 for number in attribution.attributed},
+            chosen_sources=self.chosen_sources,
+        )
+
+    def _quoted(self, model: str) -> Answer:
+        closeness: Sequence[tuple[float, ...]] = ()
+        if self.retrieved is not None:
+            closeness = part_closeness(
+                hits=self.hits,
+                query_vector=self.retrieved.query_vector,
+                model=self.retrieved.model,
+            )
+        text = extractive.answer(
+            self.question,
+            extractive_passages(self.hits, closeness=closeness),
+            limit=chat_style.extractive_sentences(self.notebook),
+        )
+        mapped = map_markers(text, len(self.hits))
+        if hollow(mapped.text):
+            return self._stored(not_covered.reply(self.hits), Message.Mode.REFUSAL, [], model)
+        return self._stored(mapped.text, Message.Mode.EXTRACTIVE, mapped.order, model)
+
+    def _stored(self, text: str, mode: str, order: list[int], model: str) -> Answer:
+        return _store(
+            self.user,
+            self.notebook,
+            self.conversation,
+            self.question,
+            text,
+            mode,
+            self.hits,
+            order,
+            model,
+            self.search_query,
             chosen_sources=self.chosen_sources,
         )
 
@@ -358,6 +405,7 @@ def _prepare(
         user,
         search_query=search_query,
         chosen_sources=chosen_sources,
+        retrieved=retrieved,
     )
 
 

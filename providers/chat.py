@@ -160,6 +160,9 @@ def _slow(seconds: float, setting: str, *, started: bool = False) -> Text:
     )
 
 
+WATCH_SECONDS = 0.1
+
+
 class _Watchdog:
     """Hangs up on a stream whose next word is overdue (the deadline moves with each word).
 
@@ -180,7 +183,9 @@ class _Watchdog:
         threading.Thread(target=self._watch, name="chat-stream-watchdog", daemon=True).start()
 
     def _watch(self) -> None:
-        while not self._stop.wait(max(0.0, self.deadline - time.monotonic())):
+        # Woken at least every WATCH_SECONDS: the deadline moves, and moves closer when the
+        # first word comes (CHAT_IDLE_SECONDS is shorter than CHAT_FIRST_TOKEN_SECONDS).
+        while not self._stop.wait(min(WATCH_SECONDS, max(0.0, self.deadline - time.monotonic()))):
             if time.monotonic() >= self.deadline:
                 self.fired = True
                 if self._socket is not None:
