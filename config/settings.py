@@ -276,6 +276,10 @@ CHAT_TIMEOUT_SECONDS = env_float("CHAT_TIMEOUT_SECONDS", 600.0)
 # Ollama num_ctx).
 CHAT_CONTEXT_TOKENS = env_int("CHAT_CONTEXT_TOKENS", 8192, minimum=512)
 CHAT_ANSWER_TOKENS = env_int("CHAT_ANSWER_TOKENS", 1024, minimum=64)
+# Each passage of an answer's prompt cut to the sentences that match the question, within
+# this many tokens (generation/focus.py); 0: whole passages. `serve` sets it for the local
+# model, whose CPU reads every prompt token before the first word.
+CHAT_PASSAGE_TOKENS = env_int("CHAT_PASSAGE_TOKENS", 0, minimum=0)
 EMBEDDING_MODEL = env_str("EMBEDDING_MODEL")
 EMBEDDING_DIMENSIONS = env_int("EMBEDDING_DIMENSIONS", 0, minimum=0)
 EMBEDDING_BATCH_SIZE = env_int("EMBEDDING_BATCH_SIZE", 32, minimum=1)

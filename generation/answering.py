@@ -15,6 +15,7 @@ from billing.models import Usage
 from billing.services import deferred_usage, require_credit, usage_for
 from generation import chat_style, extractive, not_covered, prompts
 from generation.citations import attribute_sentences, hollow, map_markers, move_opening_markers
+from generation.focus import focused
 from generation.models import AttributedCitation
 from generation.rewrite import standalone_query
 from generation.verification import verify_citations
@@ -389,11 +390,9 @@ def _prepare(
     documents = [(source.get_kind_display(), source.title) for source in ready]
     messages = [{"role": "system", "content": chat_style.system_prompt(notebook)}]
     messages += [{"role": turn.role, "content": turn.content} for turn in history]
-    hits = _fit_context(hits, messages, question=question, documents=documents)
+    hits, passages = _fit_context(hits, messages, question=question, documents=documents)
     user_prompt = prompts.build_user_prompt(
-        question=question,
-        documents=documents,
-        passages=[(hit.chunk.source.title, hit.chunk.page, hit.chunk.text) for hit in hits],
+        question=question, documents=documents, passages=passages
     )
     messages.append({"role": "user", "content": user_prompt})
     return _Prepared(
@@ -436,17 +435,26 @@ def _fit_context(
     *,
     question: str,
     documents: list[tuple[str, str]],
-) -> list[Hit]:
+) -> tuple[list[Hit], list[tuple[str, int | None, str]]]:
     """The best-ranked hits whose passages fit CHAT_CONTEXT_TOKENS beside the system prompt,
     the turns, the rest of the prompt and CHAT_ANSWER_TOKENS for the reply: a server whose
-    context is full cuts the prompt (llama.cpp drops its start) or refuses it."""
+    context is full cuts the prompt (llama.cpp drops its start) or refuses it. With them,
+    the passages as the prompt gives them (title, page, text): each cut to the part that
+    matches the question when CHAT_PASSAGE_TOKENS asks for it (generation/focus.py)."""
     fixed = estimate_tokens(
         *(message["content"] for message in messages),
         prompts.build_user_prompt(question=question, documents=documents, passages=[]),
         prompts.CITATION_REMINDER,  # which comes with passages
     )
     budget = settings.CHAT_CONTEXT_TOKENS - settings.CHAT_ANSWER_TOKENS - fixed
-    passages = [(hit.chunk.source.title, hit.chunk.page, hit.chunk.text) for hit in hits]
+    passages = [
+        (
+            hit.chunk.source.title,
+            hit.chunk.page,
+            focused(hit.chunk.text, question, settings.CHAT_PASSAGE_TOKENS),
+        )
+        for hit in hits
+    ]
     kept = prompts.passages_that_fit(passages, budget)
     if kept < len(hits):
         logger.warning(
@@ -455,7 +463,7 @@ def _fit_context(
             len(hits),
             settings.CHAT_CONTEXT_TOKENS,
         )
-    return hits[:kept]
+    return hits[:kept], passages[:kept]
 
 
 _HISTORY_SLICE = 20  # turns read at a time, newest first
