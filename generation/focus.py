@@ -9,6 +9,8 @@ citation still opens, quotes and checks the whole chunk.
 
 from __future__ import annotations
 
+import re
+
 from generation.verification import sentence_spans
 from library.words import terms
 from providers.tokens import estimate_tokens
@@ -20,7 +22,12 @@ def focused(text: str, question: str, budget: int) -> str:
     while the excerpt fits."""
     if budget <= 0 or estimate_tokens(text) <= budget:
         return text
-    spans = sentence_spans(text)
+    # Sentences, and the lines of a sentence that runs over several (a table, a list).
+    spans = [
+        (start + line.start(), start + line.end())
+        for start, end in sentence_spans(text)
+        for line in re.finditer(r"[^\n]*\S[^\n]*", text[start:end])
+    ]
     if len(spans) < 2:
         return text
     wanted = set(terms(question))
