@@ -21,6 +21,7 @@ from providers.local_model import (
 )
 
 SMALLEST = PACKAGED_MODELS[-1]
+pytestmark = pytest.mark.timeout(600)
 
 
 @pytest.fixture
