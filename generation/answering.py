@@ -18,7 +18,7 @@ from generation.citations import attribute_sentences, hollow, map_markers, move_
 from generation.focus import focused
 from generation.models import AttributedCitation
 from generation.rewrite import standalone_query
-from generation.verification import verify_citations
+from generation.verification import best_support, verify_citations
 from library.models import Source
 from notebooks.models import Citation, Conversation, Message, Notebook
 from providers.chat import chat_available, chat_stream
@@ -50,6 +50,28 @@ class Answer:
     def search_query(self) -> str:
         """What the search looked for: the rewritten follow-up, else the question."""
         return self.question.search_query or self.question.content
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """The passages a model's answer is written from, sent before its first word: each one's
+    number in the prompt, source, page and the sentence that best matches the question."""
+
+    passages: list[dict[str, object]]
+
+
+def _evidence(hits: list[Hit], question: str) -> Evidence:
+    return Evidence(
+        passages=[
+            {
+                "n": number,
+                "source": hit.chunk.source.title,
+                "page": hit.chunk.page,
+                "sentence": best_support(question, hit.chunk.text).quote,
+            }
+            for number, hit in enumerate(hits, start=1)
+        ]
+    )
 
 
 def answer_question(
@@ -100,9 +122,10 @@ def stream_answer(
     chosen_sources: Sequence[int] | None = None,
     credit_checked: bool = False,
     notebook_sources: Sequence[Source] | None = None,
-) -> Generator[str | Answer, None, None]:
-    """answer_question, streamed: yields the model's text as it is written, then the stored
-    Answer (its text mapped and its citations verified, which the deltas are not yet).
+) -> Generator[str | Evidence | Answer, None, None]:
+    """answer_question, streamed: yields the passages the model is given (Evidence), then
+    the model's text as it is written, then the stored Answer (its text mapped and its
+    citations verified, which the deltas are not yet).
 
     A refusal or an extractive answer needs no model call: its whole text comes at once.
     Errors are raised as by answer_question, before the first delta or while streaming.
@@ -141,6 +164,8 @@ def stream_answer(
         yield prepared.answer.message.content
         yield prepared.answer
         return
+    # What the answer will be written from, while the model reads its prompt.
+    yield _evidence(prepared.hits, prepared.question)
     _release_connection()
     try:
         yield from stream

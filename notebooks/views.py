@@ -23,7 +23,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from billing.decorators import credit_required, credit_spent_response
 from billing.services import CreditSpent
 from generation import chat_style
-from generation.answering import Answer, answer_question, stream_answer
+from generation.answering import Answer, Evidence, answer_question, stream_answer
 from ingest.notes import edit_note, make_note_a_source
 from ingest.services import SourceBusy, UploadRejected, add_source, add_url, reprocess_source
 from library.files import local_copy
@@ -393,8 +393,9 @@ def ask(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
 @credit_required
 @rate_limited("ask")
 def ask_stream(request: HtmxHttpRequest, notebook_id: int) -> StreamingHttpResponse:
-    """The answer as server-sent events: `delta` events carry the text as the model writes
-    it, then `done` names the stored message (whose rendered form replaces the raw text),
+    """The answer as server-sent events: `evidence` the passages the model is given (source,
+    page, the sentence that best matches), then `delta` events carry the text as the model
+    writes it, then `done` names the stored message (whose rendered form replaces the raw text),
     or `error` says why there is none. A reader that hangs up stops the model call."""
     notebook = get_notebook_for_user(request, notebook_id, Role.EDITOR)
     conversation = None
@@ -430,13 +431,15 @@ def _event(name: str, data: dict[str, Any]) -> str:
     return f"event: {name}\ndata: {json.dumps(data)}\n\n"
 
 
-def _next_or_none(answers: Generator[str | Answer, None, None]) -> str | Answer | None:
+def _next_or_none(
+    answers: Generator[str | Evidence | Answer, None, None],
+) -> str | Evidence | Answer | None:
     # StopIteration cannot travel through sync_to_async's future.
     return next(answers, None)
 
 
 async def _answer_events(
-    notebook: Notebook, answers: Generator[str | Answer, None, None]
+    notebook: Notebook, answers: Generator[str | Evidence | Answer, None, None]
 ) -> AsyncIterator[str]:
     """The events of a streamed answer. An async iterator: under ASGI Django would read a
     sync one to the end before sending anything. The answer's generator does database work,
@@ -465,6 +468,8 @@ async def _answer_events(
                         ),
                     },
                 )
+            elif isinstance(item, Evidence):
+                yield _event("evidence", {"passages": item.passages})
             else:
                 yield _event("delta", {"text": item})
     finally:
