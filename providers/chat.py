@@ -256,6 +256,14 @@ class ChatStream:
             raise ProviderError(_slow(first_token, "CHAT_FIRST_TOKEN_SECONDS")) from exc
         except STREAM_ERRORS as exc:
             raise ProviderError(describe_error("chat", exc)) from exc
+        kind = self._response.response.headers.get("content-type", "")
+        if not kind.startswith("text/event-stream"):
+            # A proxy's error page or a body of garbage: the stream's parser would read no
+            # event in it and call it an empty answer.
+            self._response.close()
+            raise ProviderError(
+                describe_error("chat", ValueError(f"a reply that is not a stream ({kind})"))
+            )
         self._watchdog = _Watchdog(self._response.response, started + first_token)
         self._deltas = self._read()
 
