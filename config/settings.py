@@ -259,6 +259,20 @@ OPENAI_API_KEY = env_str("OPENAI_API_KEY")
 OPENAI_TIMEOUT_SECONDS = env_float("OPENAI_TIMEOUT_SECONDS", 60.0)
 OPENAI_MAX_RETRIES = env_int("OPENAI_MAX_RETRIES", 3, minimum=0)
 CHAT_MODEL = env_str("CHAT_MODEL")
+# The chat model's own endpoint, when it is not OPENAI_BASE_URL's: `serve` sets it (with
+# CHAT_MODEL) for its web server and worker to the local model server it supervises.
+CHAT_BASE_URL = env_str("CHAT_BASE_URL")
+# The local chat model (providers/local_model.py): with neither OPENAI_BASE_URL nor
+# CHAT_MODEL set, `serve` runs llama.cpp's server (xllamacpp) on 127.0.0.1 as a child and
+# answers with it. auto: the best packaged model installed; off: no language model, answers
+# quote the passages; else a packaged model's name or the path of a .gguf file.
+LOCAL_CHAT_MODEL = env_str("LOCAL_CHAT_MODEL", "auto")
+# Its context window in tokens (the prompt and the reply), and its threads (0: one per core,
+# at most 8). A small context keeps the prompt short: a 2-core CPU reads ~70 tokens a second.
+LOCAL_CHAT_CONTEXT_TOKENS = env_int("LOCAL_CHAT_CONTEXT_TOKENS", 4096, minimum=1024)
+LOCAL_CHAT_THREADS = env_int("LOCAL_CHAT_THREADS", 0, minimum=0)
+# How long the server may take to load its model and answer /health before it is started again.
+LOCAL_CHAT_START_SECONDS = env_float("LOCAL_CHAT_START_SECONDS", 180.0)
 # Waits on the chat model (providers/chat.py), sized for a CPU server (Ollama, llama.cpp)
 # that reads a 4k-token prompt at 15-50 tokens a second. A streamed answer may take
 # CHAT_FIRST_TOKEN_SECONDS to its first word, then CHAT_IDLE_SECONDS between words, however
@@ -274,6 +288,10 @@ CHAT_TIMEOUT_SECONDS = env_float("CHAT_TIMEOUT_SECONDS", 600.0)
 # Ollama num_ctx).
 CHAT_CONTEXT_TOKENS = env_int("CHAT_CONTEXT_TOKENS", 8192, minimum=512)
 CHAT_ANSWER_TOKENS = env_int("CHAT_ANSWER_TOKENS", 1024, minimum=64)
+# Each passage of an answer's prompt cut to the sentences that match the question, within
+# this many tokens (generation/focus.py); 0: whole passages. `serve` sets it for the local
+# model, whose CPU reads every prompt token before the first word.
+CHAT_PASSAGE_TOKENS = env_int("CHAT_PASSAGE_TOKENS", 0, minimum=0)
 EMBEDDING_MODEL = env_str("EMBEDDING_MODEL")
 EMBEDDING_DIMENSIONS = env_int("EMBEDDING_DIMENSIONS", 0, minimum=0)
 EMBEDDING_BATCH_SIZE = env_int("EMBEDDING_BATCH_SIZE", 32, minimum=1)

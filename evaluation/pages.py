@@ -15,11 +15,17 @@ answer, citations verified), and scored per language:
 
 Off-topic questions (which the document cannot answer) count as refused when the answer
 cites nothing; otherwise what they cited is listed.
+
+With `answers`, each answer is also read as a person would (`answer_row`): its text, mode,
+cited pages, whether a gold page is cited, its sentences and how many carry a citation the
+support check verified, whether it was only markers, and how long it took.
 """
 
 from __future__ import annotations
 
 import json
+import re
+import time
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -32,6 +38,7 @@ from django.utils import timezone
 
 from evaluation.recall import RECALL_AT, EvaluationError, normalise
 from generation.answering import Answer, answer_question
+from generation.citations import claim_spans, hollow
 from ingest.services import add_source
 from ingest.worker import wait_for_sources
 from library import embedding_state
@@ -164,9 +171,15 @@ class LanguageFigures:
     refused: int = 0
     quote_found: int = 0
     missed: list[dict[str, Any]] = field(default_factory=list)  # gold page not cited
+    # With `answers`: sentences written, those with a verified citation, answers of only
+    # markers, and each answer's seconds.
+    sentences: int = 0
+    supported_sentences: int = 0
+    marker_only: int = 0
+    seconds: list[float] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
-        return {
+        figures = {
             "questions": self.questions,
             **{f"retrieved@{n}": count for n, count in self.retrieved.items()},
             "cited": self.cited,
@@ -174,6 +187,16 @@ class LanguageFigures:
             "quote_found": self.quote_found,
             "missed": self.missed,
         }
+        if self.seconds:
+            ordered = sorted(self.seconds)
+            figures |= {
+                "sentences": self.sentences,
+                "supported_sentences": self.supported_sentences,
+                "marker_only": self.marker_only,
+                "seconds_p50": round(ordered[len(ordered) // 2], 1),
+                "seconds_max": round(ordered[-1], 1),
+            }
+        return figures
 
 
 @dataclass
@@ -190,22 +213,64 @@ def _cited_pages(answer: Answer) -> list[int | None]:
     return [citation.page for citation in answer.citations]
 
 
+_MARKER_RE = re.compile(r"\[(\d+)\]")
+
+
+def answer_row(answer: Answer, item: PageItem, seconds: float) -> dict[str, Any]:
+    """One answer as a person reads it: what it says, what it cites, which of its sentences
+    a verified citation backs."""
+    text = answer.message.content
+    supported = {citation.n for citation in answer.citations if citation.supported}
+    sentences = [text[start:end] for start, end in claim_spans(text)]
+    backed = [
+        sentence
+        for sentence in sentences
+        if any(int(n) in supported for n in _MARKER_RE.findall(sentence))
+    ]
+    cited = _cited_pages(answer)
+    return {
+        "id": item.id,
+        "question": item.question,
+        "mode": answer.message.mode,
+        "answer": text,
+        "cited_pages": cited,
+        "gold": sorted(item.pages),
+        "gold_cited": any(page in item.pages for page in cited),
+        "sentences": len(sentences),
+        "supported_sentences": len(backed),
+        "marker_only": answer.message.mode == Message.Mode.LLM and hollow(text),
+        "refused": answer.message.mode == Message.Mode.REFUSAL,
+        "seconds": round(seconds, 1),
+    }
+
+
 def evaluate_pages(
     *,
     user: User,
     notebooks: dict[str, Notebook],
     items: list[PageItem],
     offtopic: list[OfftopicItem],
+    answers: bool = False,
 ) -> dict[str, Any]:
-    """Ask every question in its document's notebook and score the answers, per language.
+    """Ask every question in its document's notebook and score the answers, per language;
+    with `answers`, every answer's row too (`answer_row`), under "answers".
 
     Every answer is a billed call like any other, at `user`'s expense."""
     texts = {name: page_texts(notebook) for name, notebook in notebooks.items()}
     by_language: dict[str, LanguageFigures] = defaultdict(LanguageFigures)
+    rows: list[dict[str, Any]] = []
     for item in items:
         figures = by_language[item.lang]
         figures.questions += 1
+        started = time.monotonic()
         answer = answer_question(user=user, notebook=notebooks[item.doc], question=item.question)
+        if answers:
+            row = answer_row(answer, item, time.monotonic() - started)
+            rows.append(row)
+            figures.sentences += row["sentences"]
+            figures.supported_sentences += row["supported_sentences"]
+            figures.marker_only += row["marker_only"]
+            figures.seconds.append(row["seconds"])
         pages = [hit.chunk.page for hit in answer.passages]
         for n in RECALL_AT:
             figures.retrieved[n] += any(page in item.pages for page in pages[:n])
@@ -236,4 +301,6 @@ def evaluate_pages(
     }
     if offtopic:
         result["offtopic"] = {lang: figures.as_dict() for lang, figures in sorted(off.items())}
+    if answers:
+        result["answers"] = rows
     return result

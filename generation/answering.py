@@ -14,17 +14,18 @@ from django.utils.translation import gettext as _
 from billing.models import Usage
 from billing.services import deferred_usage, require_credit, usage_for
 from generation import chat_style, extractive, not_covered, prompts
-from generation.citations import attribute_sentences, map_markers
+from generation.citations import attribute_sentences, hollow, map_markers, move_opening_markers
+from generation.focus import focused
 from generation.models import AttributedCitation
 from generation.rewrite import standalone_query
-from generation.verification import verify_citations
+from generation.verification import best_support, verify_citations
 from library.models import Source
 from notebooks.models import Citation, Conversation, Message, Notebook
-from providers.chat import chat, chat_available, chat_stream
+from providers.chat import chat_available, chat_stream
 from providers.tokens import estimate_tokens
 from retrieval.closeness import part_closeness
 from retrieval.search import CAPPED_KINDS, Hit
-from retrieval.services import retrieve_assessed
+from retrieval.services import Retrieved, retrieve_assessed
 from sharing import access
 from texts.errors import UserFacingError
 
@@ -53,10 +54,24 @@ class Answer:
 
 @dataclass(frozen=True)
 class Evidence:
-    """The passages an answer is written from, best first, before its first word: what
-    stream_answer(evidence=True) yields first (the API's stream shows them at once)."""
+    """The passages an answer is written from, best first, sent before its first word."""
 
-    passages: list[Hit]
+    hits: list[Hit]
+    question: str
+
+    @property
+    def passages(self) -> list[dict[str, object]]:
+        """Each passage's number in the prompt, source, page and the sentence that best
+        matches the question: what a reader is shown while the model writes."""
+        return [
+            {
+                "n": number,
+                "source": hit.chunk.source.title,
+                "page": hit.chunk.page,
+                "sentence": best_support(self.question, hit.chunk.text).quote,
+            }
+            for number, hit in enumerate(self.hits, start=1)
+        ]
 
 
 def answer_question(
@@ -108,9 +123,10 @@ def stream_answer(
     credit_checked: bool = False,
     notebook_sources: Sequence[Source] | None = None,
     evidence: bool = False,
-) -> Generator[str | Answer | Evidence, None, None]:
-    """answer_question, streamed: yields the model's text as it is written, then the stored
-    Answer (its text mapped and its citations verified, which the deltas are not yet).
+) -> Generator[str | Evidence | Answer, None, None]:
+    """answer_question, streamed: yields the passages the model is given (Evidence), then
+    the model's text as it is written, then the stored Answer (its text mapped and its
+    citations verified, which the deltas are not yet).
 
     A refusal or an extractive answer needs no model call: its whole text comes at once.
     Errors are raised as by answer_question, before the first delta or while streaming.
@@ -121,7 +137,8 @@ def stream_answer(
     truncated answer would sit in the conversation, and go to the model as history, as if it
     were complete. The usage row is still written (the provider billed the tokens), pointing
     at the notebook. `credit_checked` and `notebook_sources` as for answer_question.
-    With `evidence`, the retrieved passages come first, as an Evidence.
+    With `evidence`, an answer written without a model (a refusal, an extractive answer)
+    yields its passages first too.
     """
     if not credit_checked:
         require_credit(user)
@@ -144,14 +161,17 @@ def stream_answer(
             if prepared.answer
             else chat_stream(prepared.messages, user=user, max_tokens=settings.CHAT_ANSWER_TOKENS)
         )
-    if evidence:
-        yield Evidence(passages=prepared.hits)
+    passages = Evidence(hits=prepared.hits, question=prepared.question)
     if stream is None:
+        if evidence:
+            yield passages
         assert prepared.answer is not None
         billed.attach(message_id=prepared.answer.message.pk)
         yield prepared.answer.message.content
         yield prepared.answer
         return
+    # What the answer will be written from, while the model reads its prompt.
+    yield passages
     _release_connection()
     try:
         yield from stream
@@ -202,9 +222,16 @@ def _answer_question(
     if prepared.answer is not None:
         return prepared.answer
     # The reply gets the room _fit_context kept for it, and no more: a small model left
-    # to run on fills the server's whole context.
-    reply = chat(prepared.messages, user=user, max_tokens=settings.CHAT_ANSWER_TOKENS)
-    return prepared.store_reply(reply.text, reply.model)
+    # to run on fills the server's whole context. Streamed, though nobody reads it as it
+    # comes, so the waits are the answer's (to the first word, then between words), not a
+    # total that a long answer from a slow server would run out of.
+    stream = chat_stream(prepared.messages, user=user, max_tokens=settings.CHAT_ANSWER_TOKENS)
+    try:
+        for _delta in stream:
+            pass
+    finally:
+        stream.close()
+    return prepared.store_reply(stream.text, stream.model)
 
 
 @dataclass
@@ -221,6 +248,7 @@ class _Prepared:
     answer: Answer | None = None
     search_query: str = ""  # the rewritten follow-up the search used; "": the question
     chosen_sources: Sequence[int] | None = None  # the ids searched; None: all
+    retrieved: Retrieved | None = None
 
     def store_reply(self, text: str, model: str) -> Answer:
         """Give the sentences the model left uncited the marker of a passage that supports
@@ -240,8 +268,14 @@ class _Prepared:
                 self.search_query,
                 chosen_sources=self.chosen_sources,
             )
+        text = move_opening_markers(text)
         attribution = attribute_sentences(text, [hit.chunk.text for hit in self.hits])
         mapped = map_markers(attribution.text, len(self.hits))
+        if hollow(mapped.text) and self.hits:
+            # A small model may write nothing but markers ("[1][2] [1][3]"): no answer to
+            # show, so the passages' own sentences are, labelled as quotes.
+            logger.warning("The chat model wrote no words, only %r; quoting instead", text[:80])
+            return self._quoted(model)
         return _store(
             self.user,
             self.notebook,
@@ -254,6 +288,39 @@ class _Prepared:
             model,
             self.search_query,
             attributed={mapped.order.index(number) + 1 for number in attribution.attributed},
+            chosen_sources=self.chosen_sources,
+        )
+
+    def _quoted(self, model: str) -> Answer:
+        closeness: Sequence[tuple[float, ...]] = ()
+        if self.retrieved is not None:
+            closeness = part_closeness(
+                hits=self.hits,
+                query_vector=self.retrieved.query_vector,
+                model=self.retrieved.model,
+            )
+        text = extractive.answer(
+            self.question,
+            extractive_passages(self.hits, closeness=closeness),
+            limit=chat_style.extractive_sentences(self.notebook),
+        )
+        mapped = map_markers(text, len(self.hits))
+        if hollow(mapped.text):
+            return self._stored(not_covered.reply(self.hits), Message.Mode.REFUSAL, [], model)
+        return self._stored(mapped.text, Message.Mode.EXTRACTIVE, mapped.order, model)
+
+    def _stored(self, text: str, mode: str, order: list[int], model: str) -> Answer:
+        return _store(
+            self.user,
+            self.notebook,
+            self.conversation,
+            self.question,
+            text,
+            mode,
+            self.hits,
+            order,
+            model,
+            self.search_query,
             chosen_sources=self.chosen_sources,
         )
 
@@ -354,11 +421,9 @@ def _prepare(
     documents = [(source.get_kind_display(), source.title) for source in ready]
     messages = [{"role": "system", "content": chat_style.system_prompt(notebook)}]
     messages += [{"role": turn.role, "content": turn.content} for turn in history]
-    hits = _fit_context(hits, messages, question=question, documents=documents)
+    hits, passages = _fit_context(hits, messages, question=question, documents=documents)
     user_prompt = prompts.build_user_prompt(
-        question=question,
-        documents=documents,
-        passages=[(hit.chunk.source.title, hit.chunk.page, hit.chunk.text) for hit in hits],
+        question=question, documents=documents, passages=passages
     )
     messages.append({"role": "user", "content": user_prompt})
     return _Prepared(
@@ -370,6 +435,7 @@ def _prepare(
         user,
         search_query=search_query,
         chosen_sources=chosen_sources,
+        retrieved=retrieved,
     )
 
 
@@ -400,17 +466,26 @@ def _fit_context(
     *,
     question: str,
     documents: list[tuple[str, str]],
-) -> list[Hit]:
+) -> tuple[list[Hit], list[tuple[str, int | None, str]]]:
     """The best-ranked hits whose passages fit CHAT_CONTEXT_TOKENS beside the system prompt,
     the turns, the rest of the prompt and CHAT_ANSWER_TOKENS for the reply: a server whose
-    context is full cuts the prompt (llama.cpp drops its start) or refuses it."""
+    context is full cuts the prompt (llama.cpp drops its start) or refuses it. With them,
+    the passages as the prompt gives them (title, page, text): each cut to the part that
+    matches the question when CHAT_PASSAGE_TOKENS asks for it (generation/focus.py)."""
     fixed = estimate_tokens(
         *(message["content"] for message in messages),
         prompts.build_user_prompt(question=question, documents=documents, passages=[]),
         prompts.CITATION_REMINDER,  # which comes with passages
     )
     budget = settings.CHAT_CONTEXT_TOKENS - settings.CHAT_ANSWER_TOKENS - fixed
-    passages = [(hit.chunk.source.title, hit.chunk.page, hit.chunk.text) for hit in hits]
+    passages = [
+        (
+            hit.chunk.source.title,
+            hit.chunk.page,
+            focused(hit.chunk.text, question, settings.CHAT_PASSAGE_TOKENS),
+        )
+        for hit in hits
+    ]
     kept = prompts.passages_that_fit(passages, budget)
     if kept < len(hits):
         logger.warning(
@@ -419,7 +494,7 @@ def _fit_context(
             len(hits),
             settings.CHAT_CONTEXT_TOKENS,
         )
-    return hits[:kept]
+    return hits[:kept], passages[:kept]
 
 
 _HISTORY_SLICE = 20  # turns read at a time, newest first

@@ -88,6 +88,34 @@ def has_marker(sentence: str, passage_count: int) -> bool:
 OPENING_MARKERS_RE = re.compile(r"(?:\s*" + MARKER_RE.pattern + r")+\s*")
 
 
+def move_opening_markers(text: str) -> str:
+    """A marker run that opens a sentence ("[1][2] The NEW queue holds …", as small models
+    write them) belongs to that sentence: it is moved to the sentence's end, before its
+    closing punctuation, where readers, verification and attribution look for it. A run
+    with no words after it on its line stays, for the sentence before."""
+    for start, end in reversed(claim_spans(text)):
+        sentence = text[start:end]
+        opening = OPENING_MARKERS_RE.match(sentence)
+        if opening is None:
+            continue
+        claim = sentence[opening.end() :]
+        if hollow(claim):
+            continue
+        closing = CLOSING_RE.search(claim)
+        cut = closing.start() if closing else len(claim)
+        moved = claim[:cut].rstrip() + " " + opening.group(0).strip() + claim[cut:]
+        text = text[:start] + moved + text[end:]
+    return text
+
+
+LETTER_RE = re.compile(r"[^\W\d_]")
+
+
+def hollow(text: str) -> bool:
+    """The text has no words but markers ("[1][2] [1][3]"): nothing to read."""
+    return not LETTER_RE.search(MARKER_RE.sub("", text))
+
+
 # A Markdown heading, a table row, or a line that introduces what follows ("The steps
 # are:"): no sentence to cite. A marker added to a table row would break the table.
 NOT_A_CLAIM_RE = re.compile(r"^(?:#{1,6}\s|\|)|:$")

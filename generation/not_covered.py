@@ -44,6 +44,8 @@ def reply(hits: Sequence[Hit]) -> str:
 
 
 def _place(hit: Hit) -> str:
+    # The PDF's page, as the citations and the page view number it, not the label the page
+    # prints ("24" on PDF page 32): a person opens the page the answer names.
     chunk = hit.chunk
     title = f"“{chunk.source.title}”"
     section = chunk.section[-1] if chunk.section else ""
@@ -51,12 +53,12 @@ def _place(hit: Hit) -> str:
         return _("%(title)s, %(section)s, page %(page)s") % {
             "title": title,
             "section": section,
-            "page": chunk.page_label or chunk.page,
+            "page": chunk.page,
         }
     if chunk.page:
         return _("%(title)s, page %(page)s") % {
             "title": title,
-            "page": chunk.page_label or chunk.page,
+            "page": chunk.page,
         }
     if section:
         return _("%(title)s, %(section)s") % {"title": title, "section": section}

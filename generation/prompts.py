@@ -21,10 +21,13 @@ passages as [1][3].
 
 # Repeated after the question: small models read the end of a long prompt best, and with
 # the rule only in the system prompt, above thousands of tokens of passages, a 1.5B model
-# placed no marker in 6 answers of 6; with this line after the question, it did in 5 of 5.
+# placed no marker in 6 answers of 6. Asked for words first and the number after, as here:
+# "put the passage's marker, e.g. [1], right after each claim" had Qwen2.5-Coder-1.5B
+# answer "[1] [2]" and nothing else; with an example sentence it copied the example.
 CITATION_REMINDER = (
-    "Answer using only the passages above, and put the passage's marker, e.g. [1], right "
-    "after each claim."
+    "Answer the question in one to three sentences of your own words, using only the "
+    "passages above. After each sentence, write the number of the passage it comes from in "
+    "square brackets."
 )
 
 # The fixed replies are stored in the asker's language (answering.py translates them).

@@ -56,7 +56,7 @@ def address(host: str, port: int) -> str:
     return f"http://{shown}:{port}/"
 
 
-def first_run_box(host: str, port: int) -> str:
+def first_run_box(host: str, port: int, *, chat: str = "") -> str:
     login_file = demo_login_file()
     lines = [f"Loupe is running at {address(host, port)}   (Ctrl-C stops it)"]
     if host in {"0.0.0.0", "::"}:
@@ -73,6 +73,8 @@ def first_run_box(host: str, port: int) -> str:
         "An admin for /admin/:  make admin   (asks for a name and a password)",
         f"Audio overviews: {audio_status()}",
     ]
+    if chat:
+        lines.append(f"Chat model: {chat}")
     lines = [
         wrapped
         for line in lines

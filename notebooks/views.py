@@ -399,8 +399,9 @@ def ask(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
 @credit_required
 @rate_limited("ask")
 def ask_stream(request: HtmxHttpRequest, notebook_id: int) -> StreamingHttpResponse:
-    """The answer as server-sent events: `delta` events carry the text as the model writes
-    it, then `done` names the stored message (whose rendered form replaces the raw text),
+    """The answer as server-sent events: `evidence` the passages the model is given (source,
+    page, the sentence that best matches), then `delta` events carry the text as the model
+    writes it, then `done` names the stored message (whose rendered form replaces the raw text),
     or `error` says why there is none. A reader that hangs up stops the model call; a
     database lost on the way ends it with an `error` event saying so."""
     notebook = get_notebook_for_user(request, notebook_id, Role.EDITOR)
@@ -438,14 +439,14 @@ def _event(name: str, data: dict[str, Any]) -> str:
 
 
 def _next_or_none(
-    answers: Generator[str | Answer | Evidence, None, None],
-) -> str | Answer | Evidence | None:
+    answers: Generator[str | Evidence | Answer, None, None],
+) -> str | Evidence | Answer | None:
     # StopIteration cannot travel through sync_to_async's future.
     return next(answers, None)
 
 
 async def _answer_events(
-    notebook: Notebook, answers: Generator[str | Answer | Evidence, None, None]
+    notebook: Notebook, answers: Generator[str | Evidence | Answer, None, None]
 ) -> AsyncIterator[str]:
     """The events of a streamed answer. An async iterator: under ASGI Django would read a
     sync one to the end before sending anything. The answer's generator does database work,
@@ -467,8 +468,6 @@ async def _answer_events(
                 return
             if item is None:
                 return
-            if isinstance(item, Evidence):  # not asked for here
-                continue
             if isinstance(item, Answer):
                 yield _event(
                     "done",
@@ -483,6 +482,8 @@ async def _answer_events(
                         ),
                     },
                 )
+            elif isinstance(item, Evidence):
+                yield _event("evidence", {"passages": item.passages})
             else:
                 yield _event("delta", {"text": item})
     finally:

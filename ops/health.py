@@ -111,6 +111,24 @@ def check_backlog(*, detailed: bool = True) -> str:
     return f"ok ({'; '.join(parts)})" if detailed else "ok"
 
 
+def check_chat() -> str:
+    """Which chat model answers; the local model server's state when `serve` runs one. Said,
+    never a problem: without a model, answers quote the passages."""
+    from providers.chat import chat_available
+    from providers.local_model import local_chat_wanted, read_status
+
+    status = read_status()
+    if status and status.get("url") == settings.CHAT_BASE_URL:
+        restarts = f", restarted {status['restarts']} times" if status.get("restarts") else ""
+        problem = f": {status['problem']}" if status.get("problem") else ""
+        return f"local {status['description']}: {status['state']}{restarts}{problem}"
+    if chat_available():
+        return f"ok ({settings.CHAT_MODEL})"
+    if local_chat_wanted():
+        return "none: no local model server runs (manage.py serve starts one)"
+    return "none: answers quote the passages"
+
+
 # The recovery runs every minute, and a dead worker's job counts as stalled after
 # JOB_STALLED_SECONDS (20): anything unheld for longer than this was missed.
 STUCK_SECONDS = 300
@@ -125,6 +143,7 @@ CHECKS: dict[str, Callable[[], str]] = {
     "migrations": check_migrations,
     "worker": check_worker,
     "backlog": check_backlog,
+    "chat": check_chat,
 }
 
 

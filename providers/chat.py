@@ -28,7 +28,7 @@ from django.contrib.auth.models import User
 from billing.models import Usage
 from billing.services import record_usage
 from providers.errors import ProviderError
-from providers.openai_client import client, describe_error, remote_configured
+from providers.openai_client import chat_base_url, client, describe_error
 from providers.tokens import reported_or_estimated
 from texts import Text
 
@@ -45,7 +45,7 @@ class ChatReply:
 
 def chat_available() -> bool:
     """A language model is configured; without one, answers are extractive."""
-    return remote_configured() and bool(settings.CHAT_MODEL)
+    return bool(chat_base_url()) and bool(settings.CHAT_MODEL)
 
 
 def chat(
@@ -106,7 +106,7 @@ def _create(timeout: float, **request: Any) -> Any:
     OPENAI_TIMEOUT_SECONDS), retried up to OPENAI_MAX_RETRIES times when the server did not
     take the request on."""
     budget = httpx2.Timeout(timeout, connect=min(timeout, settings.OPENAI_TIMEOUT_SECONDS))
-    chat_client = client().with_options(max_retries=0, timeout=budget)
+    chat_client = client(chat_base_url()).with_options(max_retries=0, timeout=budget)
     attempt = 0
     while True:
         try:
@@ -145,7 +145,7 @@ def _retry_wait(exc: openai.OpenAIError, attempt: int) -> float:
 def _slow(seconds: float, setting: str, *, started: bool = False) -> Text:
     """What the person reads when a wait ran out: the server is slow, for how long it was
     given, and the setting that gives it longer."""
-    named = {"where": settings.OPENAI_BASE_URL, "seconds": f"{seconds:g}", "setting": setting}
+    named = {"where": chat_base_url(), "seconds": f"{seconds:g}", "setting": setting}
     if started:
         return Text(
             "The chat model at %(where)s stopped writing for %(seconds)s s: the model server "
@@ -158,6 +158,9 @@ def _slow(seconds: float, setting: str, *, started: bool = False) -> Text:
         "can be given longer (%(setting)s).",
         **named,
     )
+
+
+WATCH_SECONDS = 0.1
 
 
 class _Watchdog:
@@ -180,7 +183,9 @@ class _Watchdog:
         threading.Thread(target=self._watch, name="chat-stream-watchdog", daemon=True).start()
 
     def _watch(self) -> None:
-        while not self._stop.wait(max(0.0, self.deadline - time.monotonic())):
+        # Woken at least every WATCH_SECONDS: the deadline moves, and moves closer when the
+        # first word comes (CHAT_IDLE_SECONDS is shorter than CHAT_FIRST_TOKEN_SECONDS).
+        while not self._stop.wait(min(WATCH_SECONDS, max(0.0, self.deadline - time.monotonic()))):
             if time.monotonic() >= self.deadline:
                 self.fired = True
                 if self._socket is not None:
@@ -251,6 +256,14 @@ class ChatStream:
             raise ProviderError(_slow(first_token, "CHAT_FIRST_TOKEN_SECONDS")) from exc
         except STREAM_ERRORS as exc:
             raise ProviderError(describe_error("chat", exc)) from exc
+        kind = self._response.response.headers.get("content-type", "")
+        if not kind.startswith("text/event-stream"):
+            # A proxy's error page or a body of garbage: the stream's parser would read no
+            # event in it and call it an empty answer.
+            self._response.close()
+            raise ProviderError(
+                describe_error("chat", ValueError(f"a reply that is not a stream ({kind})"))
+            )
         self._watchdog = _Watchdog(self._response.response, started + first_token)
         self._deltas = self._read()
 

@@ -23,6 +23,12 @@ def remote_configured() -> bool:
     return bool(settings.OPENAI_BASE_URL)
 
 
+def chat_base_url() -> str:
+    """The chat model's endpoint: its own (CHAT_BASE_URL, the local model's), else the one
+    every role uses."""
+    return settings.CHAT_BASE_URL or settings.OPENAI_BASE_URL
+
+
 @lru_cache(maxsize=4)
 def _client(base_url: str, api_key: str, timeout: float, max_retries: int) -> openai.OpenAI:
     # The openai package retries 408/409/429/5xx and connection errors with exponential
@@ -32,9 +38,9 @@ def _client(base_url: str, api_key: str, timeout: float, max_retries: int) -> op
     )
 
 
-def client() -> openai.OpenAI:
+def client(base_url: str = "") -> openai.OpenAI:
     return _client(
-        settings.OPENAI_BASE_URL,
+        base_url or settings.OPENAI_BASE_URL,
         settings.OPENAI_API_KEY,
         settings.OPENAI_TIMEOUT_SECONDS,
         settings.OPENAI_MAX_RETRIES,
@@ -45,7 +51,7 @@ def describe_error(role: str, exc: Exception) -> Text:
     """A sentence a person can act on, for any failure of the openai client."""
     named = {
         "model": ROLE_MODELS.get(role) or Text("The %(role)s model", role=role),
-        "where": settings.OPENAI_BASE_URL,
+        "where": chat_base_url() if role == "chat" else settings.OPENAI_BASE_URL,
     }
     if isinstance(exc, openai.APITimeoutError):
         return Text("%(model)s at %(where)s did not answer in time; try again later.", **named)

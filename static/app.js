@@ -20,6 +20,26 @@ function noticeText(html) {
     return div;
   }
 
+  // The passages the answer is written from, shown before its first word: source, page
+  // and the sentence that matches the question (all as text, never parsed as HTML).
+  function showEvidence(form, answer, text, passages) {
+    if (!passages || !passages.length) return;
+    const box = document.createElement("div");
+    box.className = "evidence";
+    const label = document.createElement("p");
+    label.className = "mode-label";
+    label.textContent = say(form, "evidence", "The passages the answer is written from:");
+    const list = document.createElement("ol");
+    for (const passage of passages) {
+      const item = document.createElement("li");
+      const place = passage.page ? passage.source + ", page " + passage.page : passage.source;
+      item.textContent = "[" + passage.n + "] " + place + ": “" + passage.sentence + "”";
+      list.append(item);
+    }
+    box.append(label, list);
+    answer.insertBefore(box, text);
+  }
+
   // The complete events at the start of `buffer` ({name, data}) and what is left of it.
   function takeEvents(buffer) {
     const events = [];
@@ -91,7 +111,8 @@ function noticeText(html) {
           let events;
           [events, buffer] = takeEvents(buffer + chunk.value);
           for (const event of events) {
-            if (event.name === "delta") text.textContent += event.data.text;
+            if (event.name === "evidence") showEvidence(form, answer, text, event.data.passages);
+            else if (event.name === "delta") text.textContent += event.data.text;
             else if (event.name === "done") done = event.data;
             else if (event.name === "error") error = event.data.error;
           }

@@ -125,7 +125,7 @@ async def _events(items: Generator[answers.Item, None, None]) -> AsyncIterator[s
     try:
         async for item in answers.relay(items):
             if isinstance(item, Evidence):
-                passages = [answers.passage_out(n, hit) for n, hit in enumerate(item.passages, 1)]
+                passages = [answers.passage_out(n, hit) for n, hit in enumerate(item.hits, 1)]
                 yield _event("evidence", {"passages": passages})
             elif isinstance(item, Answer):
                 message = await _stored(item)

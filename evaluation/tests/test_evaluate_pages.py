@@ -142,3 +142,36 @@ def test_offtopic_needs_pages(page_set):
 
     with pytest.raises(CommandError, match="--offtopic goes with --pages"):
         run("--offtopic", str(offtopic), "--docs", str(docs))
+
+
+def test_answers_mode_reads_every_answer_as_a_person_would(fake_openai, page_set):
+    questions, docs, _ = page_set
+    fake_openai.chat_replies += [
+        "They wait at the edge of the pond [1]. Penguins read newspapers.",
+        "[1][2] [1][3]",  # only markers: quoted from the passages instead
+        "Moss grows on the north side of old oak trees [1].",
+    ]
+
+    figures = json.loads(
+        run("--pages", str(questions), "--docs", str(docs), "--answers", "--limit", "3", "--json")
+    )
+
+    first, second, third = figures["answers"]
+    assert first["answer"].startswith("They wait at the edge of the pond [1].")
+    assert (first["gold_cited"], first["sentences"], first["supported_sentences"]) == (
+        True,
+        2,
+        1,
+    )
+    assert first["cited_pages"] == [1]
+    assert second["mode"] == "extractive" and not second["marker_only"]
+    assert third["gold_cited"] and third["seconds"] >= 0
+    en = figures["questions"]["en"]
+    assert (en["sentences"], en["supported_sentences"], en["marker_only"]) == (
+        2 + second["sentences"],
+        1 + second["supported_sentences"],
+        0,
+    )
+    printed = run("--pages", str(questions), "--docs", str(docs), "--answers", "--limit", "1")
+    assert "sentences with a verified citation" in printed
+    assert "Q: Where do grey herons wait?" in printed

@@ -101,7 +101,9 @@ def test_a_streamed_not_covered_reply_is_stored_as_the_fixed_answer(
 ):
     fake_openai.chat_replies.append("NOT_IN_SOURCES")
 
-    *deltas, answer = stream_answer(user=owner, notebook=notebook, question="Where do herons wait?")
+    _evidence, *deltas, answer = stream_answer(
+        user=owner, notebook=notebook, question="Where do herons wait?"
+    )
 
     assert "".join(deltas) == "NOT_IN_SOURCES"  # shown while it streams, then replaced
     assert answer.message.mode == Message.Mode.REFUSAL

@@ -186,7 +186,7 @@ def test_a_failed_or_unusable_rewrite_falls_back_to_the_question(
 def test_a_streamed_answer_searches_the_rewritten_follow_up(fake_openai, owner, notebook, first):
     fake_openai.chat_replies += [REWRITTEN, "Every day [1]."]
 
-    *deltas, answer = stream_answer(
+    _evidence, *deltas, answer = stream_answer(
         user=owner, notebook=notebook, question="And for how long?", conversation=first.conversation
     )
 

@@ -36,7 +36,7 @@ def test_a_stalled_stream_ends_the_page_with_the_slow_server_message(
 
     assert time.monotonic() - started < 4
     events = parse(parts)
-    assert [name for name, _ in events] == ["delta", "delta", "error"]
+    assert [name for name, _ in events] == ["evidence", "delta", "delta", "error"]
     assert "stopped writing for 0.3 s: the model server is slow" in events[-1][1]["error"]
     assert not Message.objects.exists()
     assert len(fake_openai.chat_requests) == 1

@@ -2,7 +2,7 @@ import pytest
 
 from billing.models import Usage
 from generation import prompts
-from generation.answering import Answer, stream_answer
+from generation.answering import Answer, Evidence, stream_answer
 from generation.tests.passages import BREAD, HERONS, TRAINS
 from notebooks.models import Message
 from texts.errors import UserFacingError
@@ -24,7 +24,10 @@ def test_the_text_streams_then_the_answer_is_stored_with_mapped_verified_citatio
 
     items = list(stream_answer(user=owner, notebook=notebook, question="Where do herons wait?"))
 
-    *deltas, answer = items
+    evidence, *deltas, answer = items
+    # First the passages the model is given, with the sentence that matches the question.
+    assert isinstance(evidence, Evidence)
+    assert evidence.passages[0]["sentence"] == HERONS.decode()
     assert "".join(deltas) == "Herons wait motionless at the edge of the pond [1][9]."
     assert isinstance(answer, Answer)
     # The raw text streams as written; stored, a marker of no passage ([9]) is gone.
@@ -62,6 +65,7 @@ def test_stopping_mid_stream_stores_nothing_but_the_usage(fake_openai, owner, no
     fake_openai.stream_delay = 0.05
     answers = stream_answer(user=owner, notebook=notebook, question="Where do herons wait?")
 
+    assert isinstance(next(answers), Evidence)
     assert next(answers) == "Herons"
     answers.close()
 

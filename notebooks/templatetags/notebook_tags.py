@@ -133,6 +133,15 @@ def attributed_numbers(message: Message) -> set[int]:
 
 
 @register.filter
+def no_supported_sentence(message: Message) -> bool:
+    """A model's answer none of whose sentences a passage supports: shown as such, not as
+    an answer from the sources."""
+    if message.mode != Message.Mode.LLM:
+        return False
+    return not any(cited.supported for cited in message.citations.all())
+
+
+@register.filter
 def guide_of(guides: Mapping[int, SourceGuide], source: Source) -> SourceGuide | None:
     """The source's guide among the page's (notebooks/guides.py), None without one."""
     return guides.get(source.pk) if guides else None

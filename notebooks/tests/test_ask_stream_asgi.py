@@ -97,8 +97,10 @@ def test_under_asgi_the_first_words_are_sent_while_the_model_is_still_writing(
 
     parts = serve(client, url, {"question": "Where do herons wait?"}, fake_openai)
 
-    first, sent_by_then = parts[0]
-    assert first.startswith(b"event: delta\n")
+    # The passages come first, before the model has written anything; then its words.
+    evidence, sent_by_then = parts[0]
+    assert evidence.startswith(b"event: evidence\n") and sent_by_then == 0
+    first, sent_by_then = next(part for part in parts if part[0].startswith(b"event: delta\n"))
     assert sent_by_then < 5  # of the 12 chunks the model sends
     assert b"event: done\n" in parts[-1][0]
     assert Message.objects.filter(content=REPLY).exists()
@@ -112,10 +114,12 @@ def test_under_asgi_a_client_that_hangs_up_leaves_nothing_stored(
     client.force_login(owner)
     url = reverse("notebooks:ask_stream", args=[notebook.pk])
 
-    parts = serve(client, url, {"question": "Where do herons wait?"}, fake_openai, hang_up_after=1)
+    # The passages, then the first word: the reader hangs up there.
+    parts = serve(client, url, {"question": "Where do herons wait?"}, fake_openai, hang_up_after=2)
 
-    assert len(parts) < 5
-    assert json.loads(parts[0][0].split(b"data: ")[1]) == {"text": "Grey"}
+    assert len(parts) < 6
+    assert parts[0][0].startswith(b"event: evidence\n")
+    assert json.loads(parts[1][0].split(b"data: ")[1]) == {"text": "Grey"}
     assert not Message.objects.exists()
     chat = Usage.objects.get(kind="chat")
     assert chat.notebook_id == notebook.pk and chat.output_tokens < 11

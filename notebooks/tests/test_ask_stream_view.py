@@ -37,7 +37,11 @@ def test_the_first_words_arrive_before_the_model_has_sent_the_rest(
     # Ten words, a finish chunk and a usage chunk; the first word came after the first.
     assert sent_at_first is not None and sent_at_first < 5
     events = parse(parts)
-    assert events[0] == ("delta", {"text": "Grey"})
+    # The passages first, each with its source, page and the sentence that matches.
+    name, evidence = events[0]
+    assert name == "evidence"
+    assert {"n", "source", "page", "sentence"} <= set(evidence["passages"][0])
+    assert events[1] == ("delta", {"text": "Grey"})
     assert "".join(data["text"] for name, data in events if name == "delta") == REPLY
 
 
@@ -118,12 +122,13 @@ def test_a_client_that_hangs_up_mid_answer_leaves_nothing_stored(
     # (the test client would leave them to the garbage collector, after the test).
     events = _answer_events(notebook, answers)
 
-    async def read_one_and_hang_up():
+    async def read_two_and_hang_up():
+        await anext(events)  # the passages
         first = await anext(events)
         await events.aclose()
         return first
 
-    first = async_to_sync(read_one_and_hang_up)()
+    first = async_to_sync(read_two_and_hang_up)()
 
     assert parse([first.encode()]) == [("delta", {"text": "Grey"})]
     assert answers.gi_frame is None  # the answer's generator is closed too

@@ -43,6 +43,8 @@ def start_serve(
         "HOME": str(tmp_path),
         "LOUPE_DATA_DIR": str(tmp_path),
         "DATABASE_URL": database_url(),
+        # The local model server is tested on its own (test_serve_runs_the_local_model.py).
+        "LOCAL_CHAT_MODEL": "off",
         **env,
     }
     with log.open("wb") as out:

@@ -72,6 +72,15 @@ class Command(BaseCommand):
             type=Path,
             help="folder of <doc_id>.txt (--qa, --followups) or of the PDFs --pages names",
         )
+        parser.add_argument(
+            "--answers",
+            action="store_true",
+            help="with --pages: every answer read as a person would (its text, cited pages, "
+            "gold page cited, sentences with a verified citation, only markers, seconds)",
+        )
+        parser.add_argument(
+            "--limit", type=int, default=0, help="with --pages: the first N questions (0: all)"
+        )
         parser.add_argument("--k", type=int, default=8, help="passages per question (8)")
         parser.add_argument("--user", default="evaluate", help="owner of the documents")
         parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -215,13 +224,21 @@ class Command(BaseCommand):
         notebooks = {}
         try:
             items = load_page_items(options["pages"])
+            if options["limit"]:
+                items = items[: options["limit"]]
             offtopic = load_offtopic(options["offtopic"]) if options["offtopic"] else []
             notebooks = ingest_pdfs(
                 user=user,
                 docs=options["docs"],
                 names=[item.doc for item in items] + [item.doc for item in offtopic],
             )
-            figures = evaluate_pages(user=user, notebooks=notebooks, items=items, offtopic=offtopic)
+            figures = evaluate_pages(
+                user=user,
+                notebooks=notebooks,
+                items=items,
+                offtopic=offtopic,
+                answers=options["answers"],
+            )
         except EvaluationError as exc:
             raise CommandError(str(exc)) from exc
         finally:
@@ -248,6 +265,20 @@ class Command(BaseCommand):
                     f"  {missed['id']}: gold {missed['gold']}, cited {missed['cited']}, "
                     f"retrieved {missed['retrieved']}"
                 )
+            if "sentences" in row:
+                self.stdout.write(
+                    f"  sentences with a verified citation {row['supported_sentences']}/"
+                    f"{row['sentences']}; only markers {row['marker_only']}; seconds p50 "
+                    f"{row['seconds_p50']}, max {row['seconds_max']}"
+                )
+        for answer in figures.get("answers", []):
+            verdict = "gold cited" if answer["gold_cited"] else "missed"
+            self.stdout.write(
+                f"{answer['id']} [{answer['mode']}, {answer['seconds']} s] gold {answer['gold']} "
+                f"cited {answer['cited_pages']} ({verdict}; {answer['supported_sentences']}/"
+                f"{answer['sentences']} sentences verified)\n"
+                f"  Q: {answer['question']}\n  A: {answer['answer']}"
+            )
         for lang, row in figures.get("offtopic", {}).items():
             self.stdout.write(
                 f"{lang} off-topic: {row['refused']}/{row['questions']} refused (nothing cited)"

@@ -14,6 +14,7 @@ from django.core.management.base import BaseCommand, CommandParser
 from config.database import restart_embedded_postgres_if_down
 from config.env import env_str
 from notebooks.first_run import first_run_box, wait_until_listening
+from providers.local_model import LocalModelServer, LocalModelUnavailable, local_chat_plan
 
 logger = logging.getLogger(__name__)
 
@@ -73,10 +74,11 @@ class DatabaseWatch:
 
 class Command(BaseCommand):
     help = (
-        "Start the web server (uvicorn, ASGI) and a Procrastinate worker together; "
-        "Ctrl-C stops both. A worker that exits is started again (after a pause that grows "
-        "while it keeps exiting), and so is the embedded PostgreSQL; if the web server "
-        "exits, the worker is stopped too. "
+        "Start the web server (uvicorn, ASGI), a Procrastinate worker and, when no chat model "
+        "is configured, the local model server together; Ctrl-C stops them all. A worker or "
+        "model server that exits is started again (after a pause that grows while it keeps "
+        "exiting), and so is the embedded PostgreSQL; if the web server exits, the others are "
+        "stopped too. "
         "Django's debug pages only with DEBUG=true."
     )
 
@@ -96,12 +98,19 @@ class Command(BaseCommand):
             # Become the server: a stop signal reaches uvicorn itself.
             os.execv(python, web_argv)
         worker_argv = [python, "manage.py", "worker"]
-        web = subprocess.Popen(web_argv)
-        worker = subprocess.Popen(worker_argv)
+        model, model_line = self.start_local_model()
+        # The web server and the worker answer with the local model through these settings.
+        environment = os.environ | (model.environment() if model else {})
+        web = subprocess.Popen(web_argv, env=environment)
+        worker = subprocess.Popen(worker_argv, env=environment)
         worker_started = time.monotonic()
         # After the server's own start-up lines, so that the box is the last thing shown.
         if wait_until_listening(options["host"], options["port"], web):
-            self.stdout.write(first_run_box(options["host"], options["port"]))
+            if model is not None and not model.wait_ready(settings.LOCAL_CHAT_START_SECONDS):
+                logger.error("the local model server is not ready yet: %s", model.state)
+            if model is not None:
+                model_line = model.describe()
+            self.stdout.write(first_run_box(options["host"], options["port"], chat=model_line))
             self.stdout.flush()  # a pipe (make run | tee) would hold it back
 
         def stop(*_: Any) -> None:
@@ -119,6 +128,8 @@ class Command(BaseCommand):
                     logger.error("the web server exited (%s); stopping the worker", web.returncode)
                     exit_code = web.returncode or 1
                     break
+                if model is not None:
+                    model.check()
                 now = time.monotonic()
                 if restart_at is None and worker.poll() is not None:
                     if now - worker_started > RAN_WELL_SECONDS:
@@ -146,4 +157,28 @@ class Command(BaseCommand):
                     process.wait(timeout=15)
                 except subprocess.TimeoutExpired:
                     process.kill()
+            if model is not None:
+                model.stop()
         sys.exit(exit_code)
+
+    def start_local_model(self) -> tuple[LocalModelServer | None, str]:
+        """The local model server, started, when Loupe should answer with it; else None and
+        the sentence the first-run box says of the chat model."""
+        if settings.CHAT_MODEL:
+            return (
+                None,
+                f"{settings.CHAT_MODEL} at {settings.CHAT_BASE_URL or settings.OPENAI_BASE_URL}",
+            )
+        plan = local_chat_plan()
+        if plan.path is None:
+            line = f"none, answers quote the passages: {plan.reason}"
+            if plan.reason != "off (LOCAL_CHAT_MODEL=off)":
+                logger.warning("no local chat model: %s", plan.reason)
+            return None, line
+        model = LocalModelServer(plan)
+        try:
+            model.start()
+        except LocalModelUnavailable as exc:
+            logger.warning("no local chat model: %s", exc)
+            return None, f"none, answers quote the passages: {exc}"
+        return model, model.describe()

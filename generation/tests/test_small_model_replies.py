@@ -1,0 +1,182 @@
+"""What a small model writes, and what Loupe stores and shows of it: a reply of only markers
+is never an answer, markers opening a sentence belong to it, an answer with no supported
+sentence says so, and the waits of `ask` are the stream's, not one total."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from generation import not_covered
+from generation.answering import answer_question, stream_answer
+from generation.citations import hollow, move_opening_markers, unsupported_sentences
+from generation.tests.passages import BREAD, HERONS, TRAINS, prompt_passages
+from notebooks.models import Message
+from notebooks.templatetags.notebook_tags import link_citations, no_supported_sentence
+from providers.errors import ProviderError
+
+QUESTION = "Where do herons wait and when does the train leave?"
+
+
+@pytest.fixture
+def library(fake_openai, notebook, add_ready_source):
+    return [
+        add_ready_source(notebook, HERONS, "herons.txt"),
+        add_ready_source(notebook, TRAINS, "trains.txt"),
+        add_ready_source(notebook, BREAD, "bread.txt"),
+    ]
+
+
+def numbered(fake_openai, write):
+    """Reply with `write(numbers)`, where numbers maps a passage's text to its [n]."""
+
+    def reply(body):
+        passages = prompt_passages(SimpleNamespace(body=body))
+        return write({text: n for n, text in passages.items()})
+
+    fake_openai.chat_reply_for = reply
+
+
+def ask(owner, notebook, streamed):
+    if streamed:
+        *_, answer = stream_answer(user=owner, notebook=notebook, question=QUESTION)
+        return answer
+    return answer_question(user=owner, notebook=notebook, question=QUESTION)
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
+@pytest.mark.parametrize("reply", ["[1][2] [1][3]", "[1] [2]", "[1]", "  ", "[1]."])
+def test_a_reply_of_only_markers_is_never_stored_as_an_answer(
+    fake_openai, owner, notebook, library, reply, streamed
+):
+    fake_openai.chat_replies.append(reply)
+
+    try:
+        answer = ask(owner, notebook, streamed)
+    except ProviderError:
+        assert not reply.strip()  # an empty reply is the model's error, said so
+        return
+
+    assert answer.message.mode != Message.Mode.LLM
+    assert not hollow(answer.message.content)
+    if answer.message.mode == Message.Mode.EXTRACTIVE:
+        assert "grey herons" in answer.message.content.lower()
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
+def test_markers_opening_the_answer_and_its_sentences_belong_to_those_sentences(
+    fake_openai, owner, notebook, library, streamed
+):
+    numbered(
+        fake_openai,
+        lambda n: (
+            f"[{n[HERONS.decode()]}][{n[TRAINS.decode()]}] Grey herons wait at the edge of "
+            f"the pond. [{n[TRAINS.decode()]}] The night train to Vienna leaves at eleven."
+        ),
+    )
+
+    answer = ask(owner, notebook, streamed)
+
+    text = answer.message.content
+    assert not text.startswith("[")
+    assert text == (
+        "Grey herons wait at the edge of the pond [1][2]. "
+        "The night train to Vienna leaves at eleven [2]."
+    )
+    herons, trains = answer.message.citations.all()
+    assert herons.chunk.text == HERONS.decode()
+    # The train passage is cited by both sentences; the herons sentence is not in it.
+    assert trains.chunk.text == TRAINS.decode() and trains.supported is False
+    assert herons.supported is True
+    assert unsupported_sentences(answer.message) == []
+
+
+def test_a_marker_opening_a_sentence_moves_to_its_end():
+    assert move_opening_markers("Herons wait. [2] Trains leave at eleven.") == (
+        "Herons wait. Trains leave at eleven [2]."
+    )
+    assert move_opening_markers("[1] [3] Herons wait\nTrains leave") == (
+        "Herons wait [1] [3]\nTrains leave"
+    )
+    # A run with no words after it stays with the sentence before.
+    assert move_opening_markers("Herons wait. [1]") == "Herons wait. [1]"
+
+
+def test_an_answer_without_one_supported_sentence_says_so(fake_openai, owner, notebook, library):
+    numbered(
+        fake_openai,
+        lambda n: (
+            f"Penguins read newspapers on the moon [{n[HERONS.decode()]}]. "
+            "Elephants sing opera in Milan."
+        ),
+    )
+
+    answer = answer_question(user=owner, notebook=notebook, question=QUESTION)
+
+    assert answer.message.mode == Message.Mode.LLM
+    assert no_supported_sentence(answer.message)
+    assert "[?]" in link_citations(answer.message)
+
+
+def test_an_answer_with_a_supported_sentence_is_an_answer(fake_openai, owner, notebook, library):
+    numbered(fake_openai, lambda n: f"Grey herons wait at the pond [{n[HERONS.decode()]}].")
+
+    answer = answer_question(user=owner, notebook=notebook, question=QUESTION)
+
+    assert not no_supported_sentence(answer.message)
+
+
+def test_the_refusal_names_the_pdf_page_as_citations_do():
+    chunk = SimpleNamespace(
+        source=SimpleNamespace(title="Developer's Reference"),
+        section=["The NEW queue"],
+        page=32,
+        page_label="24",
+    )
+
+    text = not_covered.reply([SimpleNamespace(chunk=chunk)])
+
+    assert "page 32" in text
+    assert "page 24" not in text
+
+
+def test_ask_waits_for_a_slow_answer_word_by_word_not_for_one_total(
+    fake_openai, owner, notebook, library, settings
+):
+    # Six words, a second between each: over the whole-call limit, within the word limits.
+    settings.CHAT_TIMEOUT_SECONDS = 2.0
+    settings.CHAT_FIRST_TOKEN_SECONDS = 5.0
+    settings.CHAT_IDLE_SECONDS = 3.0
+    fake_openai.stream_delay = 0.5
+    fake_openai.chat_replies.append("Grey herons wait at the pond edge.")
+
+    answer = answer_question(user=owner, notebook=notebook, question=QUESTION)
+
+    assert answer.message.content.startswith("Grey herons wait at the pond edge")
+
+
+def test_ask_gives_up_on_a_stalled_answer_within_the_between_word_limit(
+    fake_openai, owner, notebook, library, settings
+):
+    settings.CHAT_FIRST_TOKEN_SECONDS = 5.0
+    settings.CHAT_IDLE_SECONDS = 1.0
+    fake_openai.stream_stall_after = 2
+    fake_openai.stream_stall_seconds = 4.0
+    fake_openai.chat_replies.append("Grey herons wait at the pond edge.")
+
+    with pytest.raises(ProviderError, match="stopped writing"):
+        answer_question(user=owner, notebook=notebook, question=QUESTION)
+
+    assert not Message.objects.filter(conversation__notebook=notebook).exists()
+
+
+def test_a_malformed_reply_fails_with_a_sentence_and_stores_nothing(
+    fake_openai, owner, notebook, library
+):
+    fake_openai.fail_next("garbage")
+
+    with pytest.raises(ProviderError):
+        answer_question(user=owner, notebook=notebook, question=QUESTION)
+
+    assert not Message.objects.filter(conversation__notebook=notebook).exists()

@@ -1,0 +1,51 @@
+"""llama.cpp's OpenAI-compatible server for one GGUF, on 127.0.0.1, until it is stopped.
+
+Run by `LocalModelServer` (providers/local_model.py) as a child process of `manage.py
+serve`, never imported by Loupe itself: the model's memory and threads, and a crash inside
+llama.cpp, stay out of the web server and the worker. No Django here, so it starts at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+
+
+def main(argv: list[str]) -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--model", required=True, help="the .gguf file")
+    parser.add_argument("--alias", required=True, help="the model name the API answers to")
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--context", type=int, default=4096)
+    parser.add_argument("--threads", type=int, default=2)
+    arguments = parser.parse_args(argv)
+
+    import xllamacpp
+
+    params = xllamacpp.CommonParams()
+    params.model.path = arguments.model
+    params.model_alias = {arguments.alias}
+    params.hostnames = ["127.0.0.1"]
+    params.port = arguments.port
+    params.n_ctx = arguments.context
+    # One answer at a time: on a CPU two would each go at half the speed, and the context
+    # is shared among the slots.
+    params.n_parallel = 1
+    params.cpuparams.n_threads = arguments.threads
+    params.cpuparams_batch.n_threads = arguments.threads
+    # The system prompt and the passages an answer shares with the one before are not read
+    # again (llama.cpp's prompt cache, per request: cache_prompt).
+    params.cache_prompt = True
+    server = xllamacpp.Server(params)
+    print(f"listening on {server.listening_address}", flush=True)
+
+    stopped = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopped.set())
+    signal.signal(signal.SIGINT, lambda *_: stopped.set())
+    stopped.wait()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

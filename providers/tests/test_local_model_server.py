@@ -1,0 +1,126 @@
+"""The local model server as `serve` runs it: the smallest packaged model (SmolLM2-135M,
+installed by make test) in llama.cpp's server, a child process that answers the chat
+provider, is started again when killed, and runs once per data folder."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import pytest
+
+from providers import local_model
+from providers.chat import chat
+from providers.local_model import (
+    PACKAGED_MODELS,
+    LocalModelServer,
+    Plan,
+    local_chat_plan,
+    read_status_at,
+    too_small,
+)
+
+SMALLEST = PACKAGED_MODELS[-1]
+pytestmark = pytest.mark.timeout(600)
+
+
+@pytest.fixture
+def smallest_plan():
+    if not SMALLEST.installed():
+        pytest.fail(f"{SMALLEST.name} is not installed: make install-dev installs it")
+    return Plan(SMALLEST.path(), SMALLEST.chat_model, SMALLEST.description, 2, 2048, "")
+
+
+@pytest.fixture
+def model_server(smallest_plan, tmp_path, settings):
+    server = LocalModelServer(smallest_plan, data_dir=tmp_path)
+    server.start()
+    try:
+        assert server.wait_ready(120), server.state
+        for name, value in server.environment().items():
+            setattr(settings, name, int(value) if value.isdigit() else value)
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.mark.django_db
+def test_the_chat_provider_answers_with_the_local_model(model_server, settings):
+    reply = chat([{"role": "user", "content": "Say hello."}], user=None, max_tokens=16, timeout=60)
+
+    assert reply.text.strip()
+    assert reply.model == SMALLEST.chat_model
+    assert model_server.base_url == settings.CHAT_BASE_URL
+
+
+@pytest.mark.django_db
+def test_a_killed_server_is_started_again(model_server):
+    assert model_server.process is not None
+    first = model_server.process.pid
+    os.kill(first, signal.SIGKILL)
+    model_server.process.wait()
+
+    assert model_server.wait_ready(120)
+
+    assert model_server.process.pid != first
+    assert model_server.restarts == 1
+    reply = chat([{"role": "user", "content": "Hi"}], user=None, max_tokens=8, timeout=60)
+    assert reply.text.strip()
+
+
+def test_a_second_loupe_on_the_same_data_folder_uses_the_running_server(model_server, tmp_path):
+    second = LocalModelServer(model_server.plan, data_dir=tmp_path)
+    second.start()
+
+    assert second.shared
+    assert second.port == model_server.port
+    second.stop()  # stops nothing of the first's
+    assert model_server.process is not None and model_server.process.poll() is None
+
+
+def test_its_state_is_written_to_the_data_folder_and_removed_at_the_end(smallest_plan, tmp_path):
+    server = LocalModelServer(smallest_plan, data_dir=tmp_path)
+    server.start()
+    try:
+        assert server.wait_ready(120)
+        status = read_status_at(tmp_path / "local-model" / "status.json")
+        assert status["state"] == "ready"
+        assert status["url"] == server.base_url
+    finally:
+        server.stop()
+    assert not (tmp_path / "local-model" / "status.json").exists()
+    assert server.process is not None and server.process.poll() is not None
+
+
+def test_a_machine_too_small_gets_a_sentence_saying_why():
+    assert "1 CPU core" in too_small(10**9, cores=1, available=16 * 10**9)
+    assert "GB of memory free" in too_small(10**9, cores=4, available=2 * 10**9)
+    assert too_small(10**9, cores=2, available=8 * 10**9) == ""
+
+
+def test_local_chat_model_off_keeps_the_model_free_mode(settings):
+    settings.OPENAI_BASE_URL = settings.CHAT_MODEL = settings.CHAT_BASE_URL = ""
+    settings.LOCAL_CHAT_MODEL = "off"
+
+    plan = local_chat_plan()
+
+    assert plan.path is None
+    assert "LOCAL_CHAT_MODEL=off" in plan.reason
+
+
+def test_a_configured_chat_model_needs_no_local_one(settings):
+    settings.OPENAI_BASE_URL = "http://127.0.0.1:9/v1"
+    settings.CHAT_MODEL = "someone-elses"
+
+    assert local_chat_plan().path is None
+
+
+def test_a_small_machine_runs_without_a_model(settings, monkeypatch):
+    settings.OPENAI_BASE_URL = settings.CHAT_MODEL = settings.CHAT_BASE_URL = ""
+    settings.LOCAL_CHAT_MODEL = "auto"
+    monkeypatch.setattr(local_model, "machine_memory", lambda: (10**9, 5 * 10**8))
+
+    plan = local_chat_plan()
+
+    assert plan.path is None
+    assert "memory" in plan.reason
