@@ -72,6 +72,22 @@ class LiveLoupe:
         self.models = models
         self.data_dir = data_dir
         self.logs = data_dir / "logs"
+        self.processes: dict[str, subprocess.Popen] = {}
+        self.commands: dict[str, list[str]] = {}
+        self.env: dict[str, str] = {}
+
+    def start(self, name: str) -> None:
+        with open(self.logs / f"{name}.log", "ab") as log:
+            self.processes[name] = subprocess.Popen(
+                self.commands[name], cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT
+            )
+
+    def restart_the_exited_worker(self) -> None:
+        """The worker exits when the database goes away (a test of an outage stops it), as
+        it does in production, where `serve` starts it again: so does this, between tests."""
+        worker = self.processes.get("worker")
+        if worker is not None and worker.poll() is not None:
+            self.start("worker")
 
     def log_tail(self) -> str:
         parts = []
@@ -153,14 +169,12 @@ def live_loupe(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator
             ],
             "worker": [python, "manage.py", "procrastinate", "worker"],
         }
-        processes: dict[str, subprocess.Popen] = {}
         live = LiveLoupe(f"http://127.0.0.1:{port}", models, data_dir)
+        live.commands, live.env = commands, env
+        processes = live.processes
         try:
-            for name, command in commands.items():
-                with open(logs / f"{name}.log", "wb") as log:
-                    processes[name] = subprocess.Popen(
-                        command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT
-                    )
+            for name in commands:
+                live.start(name)
             _wait_until_serving(live.url, processes, live)
             yield live
         finally:
@@ -207,6 +221,7 @@ def live(live_loupe, transactional_db, settings) -> Iterator[LiveLoupe]:
     """The live app for one test, the model server's script and pace reset. Files the test
     itself stores go where the server processes read them."""
     settings.MEDIA_ROOT = live_loupe.data_dir / "uploads"
+    live_loupe.restart_the_exited_worker()
     models = live_loupe.models
     models.chat_replies.clear()
     models.stream_delay = 0.0
