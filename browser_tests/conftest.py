@@ -82,6 +82,19 @@ class LiveLoupe:
                 self.commands[name], cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT
             )
 
+    def restart_worker(self) -> None:
+        """A new worker: the one running through a database outage may be stuck on its lost
+        connection, or exit a little later."""
+        worker = self.processes["worker"]
+        if worker.poll() is None:
+            worker.terminate()
+            try:
+                worker.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                worker.kill()
+                worker.wait()
+        self.start("worker")
+
     def restart_the_exited_worker(self) -> None:
         """The worker exits when the database goes away (a test of an outage stops it), as
         it does in production, where `serve` starts it again: so does this, between tests."""

@@ -11,7 +11,7 @@ from ops.tests.outage import embedded_only, start_database, stop_database
 
 
 @embedded_only
-def test_a_question_during_an_outage_says_the_database_is_away(page_for):
+def test_a_question_during_an_outage_says_the_database_is_away(page_for, live):
     page = page_for("otto")
     otto = get_user_model().objects.get(username="otto")
     notebook = Notebook.objects.create(owner=otto, title="Outage")
@@ -27,6 +27,7 @@ def test_a_question_during_an_outage_says_the_database_is_away(page_for):
         shown = error.inner_text()
     finally:
         start_database()
+        live.restart_worker()  # for the tests after this one
 
     assert shown == outage_message()
     assert "HTTP 503" not in shown

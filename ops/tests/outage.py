@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 
 import pytest
 from django.conf import settings
@@ -24,4 +25,18 @@ def stop_database() -> None:
 
 
 def start_database() -> None:
+    """Start it again, and return once this process reaches it: on a loaded machine the
+    first connections after a start can take longer than the pool's wait."""
     start_embedded_postgres(settings.DATA_DIR, os.environ.get("DATABASE_SHARED_BUFFERS", ""))
+    deadline = time.monotonic() + 60
+    while True:
+        with contextlib.suppress(Exception):
+            connection.close()
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT 1")
+            return
+        except Exception:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)

@@ -4,11 +4,12 @@ HTTPS. X-Forwarded-For names the client only from a proxy in FORWARDED_ALLOW_IPS
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from asgiref.sync import async_to_sync
 
 from config.proxy import ProxyHeaders
 from notebooks.management.commands.serve import web_command
@@ -57,7 +58,10 @@ def seen_by_the_app(scope: dict) -> dict:
     async def app(scope, receive, send):
         seen.update(scope)
 
-    async_to_sync(ProxyHeaders(app))(scope, None, None)
+    # On a loop of its own, in a thread of its own: a browser test's session keeps an event
+    # loop running in this thread, where async_to_sync refuses to run.
+    with ThreadPoolExecutor(1) as thread:
+        thread.submit(asyncio.run, ProxyHeaders(app)(scope, None, None)).result()
     return seen
 
 

@@ -142,23 +142,29 @@ class Command(BaseCommand):
                     restart_at = now + pause
                     pause = min(pause * 2, RESTART_PAUSE_MAX_SECONDS)
                 if restart_at is not None and now >= restart_at:
-                    worker = subprocess.Popen(worker_argv)
+                    worker = subprocess.Popen(worker_argv, env=environment)
                     worker_started, restart_at = now, None
                     logger.warning("started the worker again (pid %s)", worker.pid)
                 time.sleep(0.5)
         except KeyboardInterrupt:
             pass
         finally:
+            # A second Ctrl-C or SIGTERM (a whole process group signalled, then serve itself)
+            # must not cut this short and leave a child running: every wait below is bounded.
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
             for process in (web, worker):
                 if process.poll() is None:
                     process.terminate()
+            # While the web server and the worker finish: a slow shutdown of theirs, cut short
+            # by whoever stops serve, must not leave the model server running.
+            if model is not None:
+                model.stop()
             for process in (web, worker):
                 try:
                     process.wait(timeout=15)
                 except subprocess.TimeoutExpired:
                     process.kill()
-            if model is not None:
-                model.stop()
         sys.exit(exit_code)
 
     def start_local_model(self) -> tuple[LocalModelServer | None, str]:
