@@ -1,10 +1,11 @@
-"""Each kind of generated document, made offline from a real 261-page manual
+"""The kinds of generated document Loupe makes without a chat model (a report of quoted key
+sentences, a mind map of the outline), made from a real 261-page manual
 (../shared/data/manual-qa), read in Chromium at desktop width as a reader would, and
 photographed for docs/features.md (docs/screenshots/studio-<kind>.png).
 
 The worker reads the manual as for any upload; the documents are made in this process with
-no chat model (the extractive generators) and espeak-ng as the voice, the way a Loupe
-without a model server makes them, the embeddings from the live server's fake model.
+no chat model, the way a Loupe without a model server makes them, the embeddings from the
+live server's fake model.
 """
 
 from __future__ import annotations
@@ -24,25 +25,17 @@ from notebooks.models import Notebook
 from .conftest import SCREENSHOTS
 from .helpers import OVERFLOWS
 
-KINDS = ["report", "quiz", "table", "mindmap", "infographic", "audio", "flashcards"]
+KINDS = ["report", "mindmap"]  # what Loupe makes without a chat model
 CITATION_RE = re.compile(r"^\[\d+\]$")
-# The element's text is laid out on one line (a word broken in two takes two).
-ONE_LINE = """element => {
-  const range = document.createRange();
-  range.selectNodeContents(element);
-  const tops = new Set([...range.getClientRects()].map((rect) => Math.round(rect.top)));
-  return tops.size === 1;
-}"""
 
 
 @pytest.fixture
 def offline(live, settings):
-    """This process makes documents as an offline Loupe: no chat model, espeak-ng speaking,
-    and the live server's fake embedding model, so its vectors match the manual's."""
+    """This process makes documents as an offline Loupe: no chat model, and the live
+    server's fake embedding model, so its vectors match the manual's."""
     settings.OPENAI_BASE_URL = live.models.base_url
     settings.OPENAI_API_KEY = "test"
     settings.CHAT_MODEL = ""
-    settings.TTS_MODEL = ""
     settings.EMBEDDING_MODEL = "fake-embed"
     settings.EMBEDDING_DIMENSIONS = 64
     settings.SOURCE_SUMMARIES = "extractive"
@@ -75,56 +68,11 @@ def read_report(page, chapters: list[str]) -> None:
     assert len([text for text in citations if CITATION_RE.match(text)]) >= 10, citations
 
 
-def read_quiz(page, chapters: list[str]) -> None:
-    questions = page.locator(".quiz-question")
-    assert questions.count() >= 5
-    options = questions.nth(0).locator(".quiz-option")
-    assert options.count() >= 3, questions.nth(0).inner_text()
-    option_texts = [text.strip() for text in options.all_inner_texts()]
-    assert len(set(option_texts)) == len(option_texts), option_texts
-
-
-def read_table(page, chapters: list[str]) -> None:
-    rows = page.locator(".generated-table tbody tr")
-    assert rows.count() >= 5
-    first = rows.nth(0).locator("td").all_inner_texts()
-    assert all(cell.strip() for cell in first), first
-    assert CITATION_RE.match(first[-1].strip()), first
-    # Each header on one line: a narrow column does not break its name mid-word.
-    for header in page.locator(".generated-table th").all():
-        assert header.evaluate(ONE_LINE), header.inner_text()
-
-
 def read_mindmap(page, chapters: list[str]) -> None:
     drawn = " ".join(drawn_texts(page))
     drawn = re.sub(r"\s+", " ", drawn)
     missing = [chapter for chapter in chapters if chapter not in drawn]
     assert not missing, f"chapters not drawn: {missing}"
-
-
-def read_infographic(page, chapters: list[str]) -> None:
-    assert len(drawn_texts(page)) >= 5
-    page.click(".drawing-sources summary")
-    sources = page.locator(".drawing-sources li")
-    assert sources.count() >= 3
-    assert sources.nth(0).locator("a", has_text=CITATION_RE).count() == 1
-
-
-def read_audio(page, chapters: list[str]) -> None:
-    player = page.locator(".document-audio audio[controls]")
-    page.wait_for_function("() => document.querySelector('.document-audio audio').readyState >= 1")
-    assert player.evaluate("audio => audio.duration") > 30
-    turns = page.locator(".script dt").all_inner_texts()
-    assert turns[:2] == ["Host A", "Host B"], turns
-
-
-def read_flashcards(page, chapters: list[str]) -> None:
-    card = page.locator(".flashcard").nth(0)
-    back = card.locator(".flashcard-back")
-    assert not back.is_visible()  # the answer is face down
-    card.locator(".flashcard-front").click()
-    assert back.is_visible()
-    assert back.locator("a", has_text=CITATION_RE).count() >= 1, back.inner_text()
 
 
 READERS = {kind: globals()[f"read_{kind}"] for kind in KINDS}

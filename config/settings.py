@@ -268,8 +268,9 @@ CHAT_BASE_URL = env_str("CHAT_BASE_URL")
 # quote the passages; else a packaged model's name or the path of a .gguf file.
 LOCAL_CHAT_MODEL = env_str("LOCAL_CHAT_MODEL", "auto")
 # Its context window in tokens (the prompt and the reply), and its threads (0: one per core,
-# at most 8). A small context keeps the prompt short: a 2-core CPU reads ~70 tokens a second.
-LOCAL_CHAT_CONTEXT_TOKENS = env_int("LOCAL_CHAT_CONTEXT_TOKENS", 4096, minimum=1024)
+# at most 8). Answers keep their prompts short on their own (CHAT_PASSAGE_TOKENS: a 2-core CPU
+# reads ~70 tokens a second); the studio needs room for its material, the reply and a repair.
+LOCAL_CHAT_CONTEXT_TOKENS = env_int("LOCAL_CHAT_CONTEXT_TOKENS", 8192, minimum=1024)
 LOCAL_CHAT_THREADS = env_int("LOCAL_CHAT_THREADS", 0, minimum=0)
 # How long the server may take to load its model and answer /health before it is started again.
 LOCAL_CHAT_START_SECONDS = env_float("LOCAL_CHAT_START_SECONDS", 180.0)
@@ -377,8 +378,9 @@ if GENERATION_RESPONSE_FORMAT not in {"json_schema", "none"}:
 # What one generator prompt may hold (estimated tokens); a notebook whose summaries and
 # passages need more is condensed group by group first (map-reduce), so every source counts.
 GENERATION_INPUT_TOKENS = env_int("GENERATION_INPUT_TOKENS", 6000, minimum=500)
-# Passages retrieved from each source for the kind's focus query.
-GENERATION_CHUNKS_PER_SOURCE = env_int("GENERATION_CHUNKS_PER_SOURCE", 4, minimum=1)
+# Passages a generator reads, shared among the sources by their length; each source is read
+# through in as many stretches, the passage nearest the kind's focus query from each.
+GENERATION_PASSAGES = env_int("GENERATION_PASSAGES", 16, minimum=1)
 # A document's whole generation (condensing, writing, its repair, speaking) within this many
 # seconds; each chat call waits only what is left of it (generation/documents/deadline.py).
 # Sized for a small model on a CPU: a few calls of up to 2000 tokens at 5-10 tokens a second.

@@ -23,6 +23,7 @@ from asgiref.sync import sync_to_async
 from django.db import close_old_connections, connection
 from django.utils import timezone
 from procrastinate import App, JobContext
+from procrastinate import exceptions as procrastinate_exceptions
 from procrastinate.contrib.django import app
 from procrastinate.contrib.django.models import ProcrastinateJob, ProcrastinateWorker
 from procrastinate.jobs import Job
@@ -224,10 +225,11 @@ async def _run_one_own_job(worker_app: App, waiting: Waiting, look: _Look) -> bo
     job_ids = [job.pk for job in look.jobs if job.status == "todo"]
     if not job_ids:
         return False
-    row = await worker_app.connector.execute_query_one_async(  # type: ignore[attr-defined]
-        CLAIM_OWN_JOB, worker_id=waiting.worker_id, job_ids=job_ids
-    )
-    if row is None:
+    try:
+        row = await worker_app.connector.execute_query_one_async(  # type: ignore[attr-defined]
+            CLAIM_OWN_JOB, worker_id=waiting.worker_id, job_ids=job_ids
+        )
+    except procrastinate_exceptions.NoResult:  # not due yet (a retry waits), or taken
         return False
     job = Job.from_row(row)
     # A worker object for its job processing (the retry decision, recording the result,

@@ -18,7 +18,7 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--model", required=True, help="the .gguf file")
     parser.add_argument("--alias", required=True, help="the model name the API answers to")
     parser.add_argument("--port", type=int, required=True)
-    parser.add_argument("--context", type=int, default=4096)
+    parser.add_argument("--context", type=int, default=8192)
     parser.add_argument("--threads", type=int, default=2)
     arguments = parser.parse_args(argv)
 

@@ -54,6 +54,7 @@ LOADED_COLUMNS = ", ".join(
 _SQL = Path(__file__).resolve().parent / "sql"
 DENSE_SQL = (_SQL / "dense.sql").read_text()
 HYBRID_SQL = (_SQL / "hybrid.sql").read_text()
+SPREAD_SQL = (_SQL / "spread.sql").read_text()
 # Both statements' first step, the notebook's sources the reader may search: one copy,
 # written in where a statement says {scope}, before the placeholders are filled.
 SCOPE_SQL = (_SQL / "scope.sql").read_text().rstrip("\n")
@@ -118,6 +119,22 @@ def search_notebook(
     )
     constants = dense_constants(model=model, dimensions=len(query_vector), k=k)
     return _run(DENSE_SQL, params, dimensions=len(query_vector), constants=constants)
+
+
+def spread_over_source(
+    *, source_id: int, query_vector: list[float], model: str, parts: int
+) -> list[Hit]:
+    """At most `parts` chunks of one source, in reading order: the one most similar to the
+    query in each of `parts` consecutive stretches of it (spread.sql). No floor."""
+    statement = _rendered(SPREAD_SQL, len(query_vector), (("model", model),))
+    params: dict[str, Any] = {
+        "parts": parts,
+        "vector": vector_literal(query_vector),
+        "source": source_id,
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(statement, params)
+        return _hits(cursor.fetchall())
 
 
 def vector_literal(values: Sequence[float]) -> str:

@@ -24,13 +24,17 @@ from notebooks.models import Notebook
 from providers import embeddings
 from providers.chat import chat
 from providers.tokens import estimate_tokens
-from retrieval.search import Hit
-from retrieval.services import search
+from retrieval.search import Hit, spread_over_source
 from sharing import access
 from texts import Text
 
 if TYPE_CHECKING:
     from generation.documents.deadline import Deadline
+
+
+# A short source still gives a generator this many passages (or all it has), however long
+# the others are.
+MIN_PASSAGES_PER_SOURCE = 2
 
 
 class GenerationFailed(Exception):
@@ -71,8 +75,10 @@ def input_sources(notebook: Notebook, chosen_sources: Sequence[int] | None = Non
 def gather(
     *, notebook: Notebook, user: User, focus: str, chosen_sources: Sequence[int] | None = None
 ) -> Inputs:
-    """Embed the focus query once (one metered call) and take the best passages of each
-    source for it (no floor: a source is read even if nothing in it matches well)."""
+    """Embed the focus query once (one metered call) and read every source through: each
+    is cut into stretches (as many as its share of GENERATION_PASSAGES), and from each
+    stretch comes the passage nearest the focus. So a document covers its sources from the
+    first chapter to the last, not only the few pages that best match one query."""
     sources = input_sources(notebook, chosen_sources)
     if not sources:
         raise GenerationFailed(
@@ -84,27 +90,34 @@ def gather(
     model = embedding_state.active()
     vector = embeddings.embed_query(focus, user=user, model=model)
     hits: list[Hit] = []
-    for source in sources:
-        hits += search(
-            notebook=notebook,
-            question=focus,
-            query_vector=vector,
-            k=settings.GENERATION_CHUNKS_PER_SOURCE,
-            source_id=source.pk,
-            model=model.name,
-            reader=user.pk,
+    for source, parts in zip(sources, passage_shares(sources), strict=True):
+        hits += spread_over_source(
+            source_id=source.pk, query_vector=vector, model=model.name, parts=parts
         )
-    # Each source's passages in reading order, so a document follows the text.
-    hits.sort(key=lambda hit: (sources.index(hit.chunk.source), hit.chunk.ordinal))
     languages = Counter(source.language for source in sources if source.language)
     language = languages.most_common(1)[0][0] if languages else ""
     return Inputs(sources=sources, hits=hits, language=language)
+
+
+def passage_shares(sources: Sequence[Source]) -> list[int]:
+    """How many passages each source gives: GENERATION_PASSAGES shared in proportion to
+    the sources' lengths (in chunks), at least MIN_PASSAGES_PER_SOURCE each, never more
+    than a source has."""
+    total = settings.GENERATION_PASSAGES
+    chunks = sum(source.chunk_count for source in sources) or 1
+    shares = [round(total * source.chunk_count / chunks) for source in sources]
+    return [
+        min(source.chunk_count, max(MIN_PASSAGES_PER_SOURCE, share))
+        for source, share in zip(sources, shares, strict=True)
+    ]
 
 
 def _passage_block(number: int, hit: Hit) -> str:
     where = hit.chunk.source.title
     if hit.chunk.page:
         where += f", page {hit.chunk.page}"
+    if hit.chunk.section:  # where in the document it stands, for the notes' structure
+        where += ", " + " › ".join(hit.chunk.section[-2:])
     return f"[{number}] ({where})\n{hit.chunk.text.strip()}"
 
 
@@ -125,6 +138,18 @@ it. Write short notes: every fact, figure, date, name and comparison that could 
 each note ending with the [n] marker of the passage it comes from (only markers that \
 appear in the material). Keep the material's language. Notes only, no introduction."""
 
+
+def prompt_budget(output_tokens: int) -> int:
+    """The most a generator's prompt may hold (estimated tokens): GENERATION_INPUT_TOKENS,
+    and within the model's context (CHAT_CONTEXT_TOKENS, a local model's own) room for its
+    reply and, for a repair call, the reply it repairs."""
+    room = settings.CHAT_CONTEXT_TOKENS - 2 * output_tokens - CONTEXT_MARGIN_TOKENS
+    return min(settings.GENERATION_INPUT_TOKENS, room)
+
+
+# Token counts here are estimates (providers/tokens.py); the model's tokenizer may count
+# a few more.
+CONTEXT_MARGIN_TOKENS = 256
 MAX_ROUNDS = 3
 CONDENSE_MIN_TOKENS = 200
 

@@ -26,8 +26,9 @@ from generation.documents.inputs import (
     fit_material,
     gather,
     material_blocks,
+    prompt_budget,
 )
-from generation.documents.kinds import KINDS, kind_module
+from generation.documents.kinds import KINDS, WITHOUT_A_MODEL, kind_module
 from generation.documents.markers import cite
 from generation.documents.models import DocumentCitation, GeneratedDocument
 from generation.documents.structured import InvalidOutput, generate_json, parse
@@ -65,6 +66,19 @@ class NoSuchQuestion(UserFacingError):
     """The quiz has no question of that number."""
 
 
+def needs_a_model(kind: str) -> Text:
+    """Why a kind cannot be made without a chat model, and what to do."""
+    with translation.override("en"):
+        name = str(GeneratedDocument.Kind(kind).label)
+    return Text(
+        "A %(kind)s needs a chat model: without one it would be made of sentence fragments. "
+        "Without a model the studio makes reports (each chapter's key sentences, quoted) and "
+        "mind maps (the sources' outline). Run Loupe with its local model (make run) or "
+        "configure one (OPENAI_BASE_URL and CHAT_MODEL).",
+        kind=Text(name),
+    )
+
+
 def request_document(
     *,
     user: User,
@@ -94,6 +108,8 @@ def request_document(
         raise UserFacingError(_("A format and a length are for audio overviews only."))
     if chosen_sources is not None and not chosen_sources:
         raise UserFacingError(_("No source is ticked: tick at least one source to generate from."))
+    if kind not in WITHOUT_A_MODEL and not chat_available():
+        raise UserFacingError(needs_a_model(kind).translated())
     from generation.tasks import generate_document as task
 
     with transaction.atomic():
@@ -198,20 +214,12 @@ def _make(document: GeneratedDocument) -> None:
         accepted, model = _written(document, kind, inputs, language, deadline)
         mode = GeneratedDocument.Mode.LLM
     else:
-        # Fixed phrases of an extractive document (its title, "Fill in the blank") follow
-        # the document's language where the catalogue has them.
+        if document.kind not in WITHOUT_A_MODEL:  # queued while a model was configured
+            raise GenerationFailed(needs_a_model(document.kind))
+        # Fixed phrases of an extractive document (its title) follow the document's
+        # language where the catalogue has them.
         with translation.override(language or settings.LANGUAGE_CODE):
-            if document.kind == GeneratedDocument.Kind.QUIZ:
-                data = kind.extractive(inputs, notebook_title=notebook_title, seed=document.pk)
-            elif document.kind == GeneratedDocument.Kind.AUDIO:
-                data = kind.extractive(
-                    inputs,
-                    notebook_title=notebook_title,
-                    audio_format=document.audio_format,
-                    length=document.length,
-                )
-            else:
-                data = kind.extractive(inputs, notebook_title=notebook_title)
+            data = kind.extractive(inputs, notebook_title=notebook_title)
         try:
             parse_data(data, kind, len(inputs.hits))
         except InvalidOutput as exc:
@@ -273,14 +281,17 @@ def _written(
     system = instructions + (
         f"\n\nWrite in {where}." if where else "\n\nWrite in the documents' language."
     )
+    output_tokens = max_tokens or OUTPUT_TOKENS.get(document.kind, DEFAULT_OUTPUT_TOKENS)
     schema_tokens = estimate_tokens(system, str(schema)) + 200
-    budget = settings.GENERATION_INPUT_TOKENS - schema_tokens
+    budget = prompt_budget(output_tokens) - schema_tokens
     if budget < 200:
         raise GenerationFailed(
             Text(
-                "GENERATION_INPUT_TOKENS (%(budget)s) leaves no room for the material of a "
-                "%(kind)s after its instructions; raise it.",
+                "The chat model's prompt (GENERATION_INPUT_TOKENS %(budget)s, context "
+                "CHAT_CONTEXT_TOKENS %(context)s) leaves no room for the material of a "
+                "%(kind)s after its instructions and its reply; raise them.",
                 budget=settings.GENERATION_INPUT_TOKENS,
+                context=settings.CHAT_CONTEXT_TOKENS,
                 kind=document.kind,
             )
         )
@@ -317,7 +328,7 @@ def _written(
         user=document.owner,
         accept=take,
         passages=len(passages) if acceptance.cites(document.kind) else 0,
-        max_tokens=max_tokens or OUTPUT_TOKENS.get(document.kind, DEFAULT_OUTPUT_TOKENS),
+        max_tokens=output_tokens,
         deadline=deadline,
     )
     return reply.data, reply.model

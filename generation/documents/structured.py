@@ -15,7 +15,7 @@ import jsonschema
 from django.conf import settings
 from django.contrib.auth.models import User
 
-from generation.documents.inputs import GenerationFailed
+from generation.documents.inputs import GenerationFailed, prompt_budget
 from providers.chat import ChatReply
 from providers.tokens import estimate_tokens
 from texts import Text
@@ -97,15 +97,16 @@ def generate_json(
         },
         {"role": "user", "content": material},
     ]
-    budget = settings.GENERATION_INPUT_TOKENS
+    budget = prompt_budget(max_tokens)
     needed = estimate_tokens(*(message["content"] for message in messages))
     if needed > budget:
         # fit_material keeps the material within the budget; the schema and instructions
         # come on top, and a prompt is never sent over it.
         raise GenerationFailed(
             Text(
-                "The generator's prompt needs about %(needed)s tokens, more than "
-                "GENERATION_INPUT_TOKENS (%(budget)s).",
+                "The generator's prompt needs about %(needed)s tokens, more than it may hold "
+                "(%(budget)s: GENERATION_INPUT_TOKENS, and CHAT_CONTEXT_TOKENS less room for "
+                "the reply).",
                 needed=needed,
                 budget=budget,
             )

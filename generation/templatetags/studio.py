@@ -7,11 +7,12 @@ from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language_info
 
-from generation.documents.kinds import KINDS
+from generation.documents.kinds import KINDS, WITHOUT_A_MODEL, offered
 from generation.documents.models import GeneratedDocument
 from generation.documents.services import LANGUAGES, document_svg
 from notebooks.models import CitedPassage, Notebook
 from notebooks.templatetags.notebook_tags import linked_text
+from providers.chat import chat_available
 
 register = template.Library()
 
@@ -24,7 +25,14 @@ def studio_context(notebook: Notebook) -> dict[str, Any]:
     return {
         "documents": documents,
         "polling": any(not document.is_finished or document.stage for document in documents),
-        "kinds": [(kind, GeneratedDocument.Kind(kind).label) for kind in KINDS],
+        "kinds": [
+            (kind, GeneratedDocument.Kind(kind).label)
+            for kind in offered(with_a_model=chat_available())
+        ],
+        # Without a model: the kinds it would make of sentence fragments, named in the panel.
+        "need_a_model": []
+        if chat_available()
+        else [GeneratedDocument.Kind(kind).label for kind in KINDS if kind not in WITHOUT_A_MODEL],
         # Named in the reader's language (Django's own names); LANGUAGES names them for
         # the model's prompt, in English.
         "languages": [(code, get_language_info(code)["name_translated"]) for code in LANGUAGES],

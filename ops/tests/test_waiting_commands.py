@@ -150,6 +150,31 @@ def test_generate_without_a_worker_makes_its_document_and_leaves_others_queued(
     assert theirs.status == GeneratedDocument.Status.QUEUED
 
 
+def test_generate_waits_for_its_job_to_be_due_again_after_a_transient_failure(
+    fake_openai, settings, notebook, add_ready_source
+):
+    """A model server that fails once puts the job back for a retry a few seconds later:
+    the command waits for it to be due, then runs it (it once crashed on the wait)."""
+    settings.JOB_RETRY_BASE_SECONDS, settings.OPENAI_MAX_RETRIES = 2, 0
+    drain_queue("generate")
+    no_worker_alive()
+    add_ready_source(notebook, b"Herons hunt fish in shallow water. " * 30, "herons.txt")
+    fake_openai.fail_next("500", endpoint="chat/completions")
+    fake_openai.chat_replies.append(reply({"title": "R", "markdown": "Herons fish [1]."}))
+    out = StringIO()
+
+    call_command(
+        *("generate", "--user", notebook.owner.username, "--notebook", notebook.title),
+        *("--kind", "report", "--json"),
+        stdout=out,
+    )
+
+    made = json.loads(out.getvalue())
+    assert made["status"] == "ready", made
+    job = ProcrastinateJob.objects.filter(task_name="generation.tasks.generate_document")
+    assert job.latest("id").attempts == 2  # failed, then run again here once due
+
+
 def test_ingest_runs_its_job_when_a_worker_that_looks_alive_leaves_it_waiting(
     fake_openai, monkeypatch
 ):

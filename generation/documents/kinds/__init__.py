@@ -26,6 +26,18 @@ KINDS: dict[str, ModuleType] = {
 }
 
 
+# What the studio makes without a chat model, from the sources' own words and structure: a
+# report of each chapter's key sentences, quoted, and a mind map of the sources' outline.
+# Every other kind would be made of sentence fragments ("Usually this" as a quiz answer, a
+# "debate" of stitched quotes); a junk document is worse than none, so they need a model.
+WITHOUT_A_MODEL = ("report", "mindmap")
+
+
+def offered(*, with_a_model: bool) -> list[str]:
+    """The kinds a person may ask for: all of them with a chat model."""
+    return list(KINDS) if with_a_model else [kind for kind in KINDS if kind in WITHOUT_A_MODEL]
+
+
 def kind_module(kind: str) -> ModuleType:
     try:
         return KINDS[kind]

@@ -3,15 +3,9 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from django.utils.translation import gettext as _
-
-from generation.documents.figures import Event, Figure, clipped, source_figures, weight
-from generation.documents.inputs import Inputs
 from generation.documents.markers import require_markers
-from generation.documents.reading import cite
 from generation.documents.structured import InvalidOutput
 
 FOCUS = "key figures, statistics, dates, milestones and comparisons"
@@ -99,56 +93,6 @@ def check(data: dict[str, Any], passages: int) -> None:
         raise InvalidOutput("the infographic is empty: give at least one figure or event")
     for number, item in enumerate(items, start=1):
         require_markers(item["source"], passages, what=f"item {number}")
-
-
-def extractive(inputs: Inputs, *, notebook_title: str) -> dict[str, Any]:
-    """The sources' weightiest figures (shares and sums first, each unit once while others
-    remain) and a timeline of their dated events."""
-    figures: list[Figure] = []
-    events: list[Event] = []
-    for source in inputs.sources:
-        for item in source_figures(source):
-            if isinstance(item, Event):
-                events.append(item)
-            else:
-                figures.append(item)
-    return {
-        "title": _("In figures: %(notebook)s") % {"notebook": notebook_title},
-        "figures": [
-            {
-                "value": figure.value,
-                "label": clipped(figure.context, MAX_LABEL_CHARS),
-                "source": cite(inputs, figure.sentence.chunk),
-            }
-            for figure in _leading(figures)
-        ],
-        "timeline": [
-            {
-                "date": event.date,
-                "event": clipped(event.context, MAX_EVENT_CHARS),
-                "source": cite(inputs, event.sentence.chunk),
-            }
-            for event in sorted(events, key=lambda event: event.year)[:MAX_EVENTS]
-        ],
-        "comparisons": [],
-    }
-
-
-def _leading(figures: list[Figure]) -> list[Figure]:
-    """Up to MAX_FIGURES, the weightiest first, one per unit while there are others."""
-    ranked = sorted(figures, key=weight)  # stable: reading order within a weight
-    chosen: list[Figure] = []
-    units: set[str] = set()
-    for figure in ranked:
-        unit = re.sub(r"[\d\s.,–-]", "", figure.value).casefold()
-        if unit not in units and len(chosen) < MAX_FIGURES:
-            chosen.append(figure)
-            units.add(unit)
-    for figure in ranked:
-        if figure not in chosen and len(chosen) < MAX_FIGURES:
-            chosen.append(figure)
-    order = {id(figure): index for index, figure in enumerate(ranked)}
-    return sorted(chosen, key=lambda figure: order[id(figure)])
 
 
 def readable(data: dict[str, Any]) -> str:

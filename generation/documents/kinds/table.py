@@ -10,10 +10,7 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from generation.documents.figures import source_figures
-from generation.documents.inputs import Inputs
 from generation.documents.markers import require_markers
-from generation.documents.reading import cite
 from generation.documents.structured import InvalidOutput
 from notebooks.markers import strip_markers
 
@@ -63,28 +60,6 @@ def check(data: dict[str, Any], passages: int) -> None:
         if len(row["cells"]) != width:
             raise InvalidOutput(f"row {number} has {len(row['cells'])} cells for {width} columns")
         require_markers(row["source"], passages, what=f"row {number}")
-
-
-def extractive(inputs: Inputs, *, notebook_title: str) -> dict[str, Any]:
-    """The figures the sources' sentences state (quantities with units, percentages, sums,
-    counts, dates), each with what it measures and where: fewer honest rows beat padding."""
-    rows: list[dict[str, Any]] = []
-    for source in inputs.sources:
-        for figure in source_figures(source):
-            where = figure.sentence.section[-1] if figure.sentence.section else source.title
-            rows.append(
-                {
-                    "cells": [figure.value, figure.context, where],
-                    "source": cite(inputs, figure.sentence.chunk),
-                }
-            )
-            if len(rows) == MAX_ROWS:
-                break
-    return {
-        "title": _("Figures and dates: %(notebook)s") % {"notebook": notebook_title},
-        "columns": [_("Figure or date"), _("What it measures"), _("Section")],
-        "rows": rows,
-    }
 
 
 def readable(data: dict[str, Any]) -> str:

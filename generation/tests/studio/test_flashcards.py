@@ -3,7 +3,6 @@ with its citation; written by the chat model from its JSON schema, or offline fr
 sources' definitions; made from the page and from `manage.py generate`."""
 
 import json
-import re
 
 import pytest
 from django.core.management import call_command
@@ -66,37 +65,6 @@ def test_a_card_without_a_back_or_a_citation_is_refused(card, error):
         parse(text, flashcards.SCHEMA, lambda data: flashcards.check(data, 3))
 
 
-def test_offline_flashcards_put_each_defined_term_on_a_front_and_its_definition_behind(
-    fake_openai, settings, notebook, add_ready_source, make_document
-):
-    settings.CHAT_MODEL = ""
-    add_ready_source(notebook, GLOSSARY, "glossary.md")
-
-    document = make_document("flashcards")
-
-    assert document.status == GeneratedDocument.Status.READY, document.error
-    assert document.mode == GeneratedDocument.Mode.EXTRACTIVE
-    cards = {card["front"]: card["back"] for card in document.data["cards"]}
-    # Every definition makes a card; the section says nothing besides, so adds no card.
-    assert list(cards) == ["heronry", "grey heron", "fledglings"]
-    assert cards["fledglings"].startswith("Young herons that have just left the nest")
-    assert cards["heronry"].endswith("[1]")
-    assert document.citations.get(n=1).source_title == "glossary"
-
-
-def test_offline_flashcards_of_sources_without_definitions_ask_about_their_sections(
-    fake_openai, settings, studio_sources, make_document
-):
-    settings.CHAT_MODEL = ""
-
-    document = make_document("flashcards")
-
-    assert document.status == GeneratedDocument.Status.READY, document.error
-    fronts = [card["front"] for card in document.data["cards"]]
-    assert "Breeding" in fronts and "Comfort" in fronts
-    assert all(re.search(r"\[\d+\]$", card["back"]) for card in document.data["cards"])
-
-
 @pytest.mark.django_db(transaction=True)
 def test_generate_makes_flashcards_from_the_command_line(
     fake_openai, capsys, owner, notebook, studio_sources
@@ -112,7 +80,7 @@ def test_generate_makes_flashcards_from_the_command_line(
     assert result["content"]["cards"][0]["front"] == "Heronry"
 
 
-def test_the_studio_offers_flashcards(client, owner, notebook):
+def test_the_studio_offers_flashcards_with_a_chat_model(fake_openai, client, owner, notebook):
     client.force_login(owner)
 
     page = client.get(reverse("notebooks:detail", args=[notebook.pk])).content.decode()

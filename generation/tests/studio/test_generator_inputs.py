@@ -35,7 +35,7 @@ def test_generated_sources_are_never_a_generators_input(
 def test_each_source_gives_its_summary_and_passages(
     fake_openai, settings, studio_sources, make_document
 ):
-    settings.GENERATION_CHUNKS_PER_SOURCE = 2
+    settings.GENERATION_PASSAGES = 4
     fake_openai.chat_replies.append(REPORT)
 
     make_document("report")
@@ -44,6 +44,27 @@ def test_each_source_gives_its_summary_and_passages(
     for source in studio_sources:
         assert f"Summary (not a passage, do not cite it): {source.summary}" in prompt
     assert "[4] (" in prompt and "[5] (" not in prompt  # two passages from each of two
+
+
+def test_a_long_source_is_read_from_its_first_part_to_its_last(
+    fake_openai, settings, owner, notebook, add_ready_source
+):
+    """Not only the pages that best match the focus: one passage from each stretch."""
+    settings.CHUNK_TOKENS, settings.CHUNK_OVERLAP_TOKENS = 40, 0
+    chapters = [
+        f"# Chapter {number}\n\n" + " ".join(f"Lake {number} holds {i} herons." for i in range(12))
+        for number in range(8)
+    ]
+    source = add_ready_source(notebook, "\n\n".join(chapters).encode(), "lakes.md")
+    settings.GENERATION_PASSAGES = 4
+
+    inputs = gather(notebook=notebook, user=owner, focus="herons")
+
+    ordinals = [hit.chunk.ordinal for hit in inputs.hits]
+    last = source.chunks.count() - 1
+    assert len(ordinals) == 4 and ordinals == sorted(ordinals)
+    quarter = (last + 1) / 4
+    assert [int(ordinal // quarter) for ordinal in ordinals] == [0, 1, 2, 3]
 
 
 def test_a_notebook_too_long_for_one_prompt_is_condensed_group_by_group(
@@ -80,6 +101,32 @@ def test_a_notebook_too_long_for_one_prompt_is_condensed_group_by_group(
     for request in fake_openai.chat_requests:
         texts = [message["content"] for message in request.body["messages"]]
         assert estimate_tokens(*texts) <= settings.GENERATION_INPUT_TOKENS
+
+
+def test_a_prompt_leaves_room_in_the_models_context_for_the_reply_and_a_repair(
+    fake_openai, settings, notebook, add_ready_source, make_document
+):
+    """A local model's context (CHAT_CONTEXT_TOKENS) is smaller than GENERATION_INPUT_TOKENS:
+    the material is condensed to fit it, never sent over it."""
+    settings.CHUNK_TOKENS, settings.CHUNK_OVERLAP_TOKENS = 60, 5
+    text = " ".join(f"Fact {i}: the lake holds {i * 7} herons." for i in range(200))
+    add_ready_source(notebook, text.encode(), "lake.txt")
+    settings.GENERATION_INPUT_TOKENS, settings.CHAT_CONTEXT_TOKENS = 6000, 5000
+    notes = iter(f"The lake holds many herons [{n}]." for n in range(1, 99))
+    lakes = reply({"title": "R", "markdown": "The lake holds many herons [1]."})
+    fake_openai.chat_reply_for = lambda body: lakes if body.get("response_format") else next(notes)
+
+    document = make_document("report")
+
+    assert document.status == GeneratedDocument.Status.READY, document.error
+    from providers.tokens import estimate_tokens
+
+    *condense, final = fake_openai.chat_requests
+    assert condense  # the passages alone fit GENERATION_INPUT_TOKENS, not the context
+    for request in fake_openai.chat_requests:
+        texts = [message["content"] for message in request.body["messages"]]
+        room = settings.CHAT_CONTEXT_TOKENS - 2 * request.body["max_tokens"]
+        assert estimate_tokens(*texts) <= room
 
 
 def test_a_notebook_without_ready_sources_fails_with_a_message(

@@ -48,12 +48,16 @@ def test_generating_queues_one_job_on_the_generate_queue(client, owner, notebook
     client.force_login(owner)
 
     response = client.post(
-        reverse("studio:create", args=[notebook.pk]), {"kind": "quiz", "language": "de"}
+        reverse("studio:create", args=[notebook.pk]), {"kind": "report", "language": "de"}
     )
 
     assert response.status_code == 302
     document = GeneratedDocument.objects.get()
-    assert (document.kind, document.requested_language, document.status) == ("quiz", "de", "queued")
+    assert (document.kind, document.requested_language, document.status) == (
+        "report",
+        "de",
+        "queued",
+    )
     job = ProcrastinateJob.objects.get(task_name="generation.tasks.generate_document")
     assert job.queue_name == "generate"
     assert job.args == {"document_id": document.pk}
