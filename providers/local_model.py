@@ -324,6 +324,13 @@ class LocalModelServer:
             # Ingest writes a model's summary and guide before a source's vectors: minutes of
             # a 2-core CPU per source, with its passages unsearchable by meaning meanwhile.
             "SOURCE_SUMMARIES": "extractive",
+            # A studio document from passages that fit one prompt (a report's room is ~3,400
+            # tokens of 8,192): condensing more first would cost minutes per group.
+            "GENERATION_PASSAGES": "8",
+            # A studio reply of 2,000 tokens at ~5 a second, after a 4,000-token prompt read at
+            # ~27 a second, takes ~10 minutes of a 2-core CPU in one call; the document as a
+            # whole stays within GENERATION_TIMEOUT_SECONDS.
+            "CHAT_TIMEOUT_SECONDS": "1500",
         }
         return chosen | {name: value for name, value in defaults.items() if name not in os.environ}
 
