@@ -80,7 +80,8 @@ def source_progress(source: Source) -> str:
     done, total = source.progress_done, source.progress_total
     stage = source.stage
     if stage in {Source.Stage.READING, Source.Stage.READING_IMAGES} and total:
-        how = " as images" if stage == Source.Stage.READING_IMAGES else ""
+        # The count is of every page; only the latest was read as an image (OCR or vision).
+        how = f", page {done} as an image" if stage == Source.Stage.READING_IMAGES else ""
         return f"processing: read {done}/{total} pages{how}"
     if stage == Source.Stage.EMBEDDING and total:
         return f"processing: embedded {done}/{total} chunks"
