@@ -54,6 +54,38 @@ def test_the_chat_provider_answers_with_the_local_model(model_server, settings):
 
 
 @pytest.mark.django_db
+def test_a_question_is_answered_while_a_long_reply_is_being_written(model_server):
+    """Two slots: a short answer does not wait for a long studio reply to end."""
+    import threading
+
+    finished: list[str] = []
+
+    def long_reply() -> None:
+        from django.db import connection
+
+        try:
+            chat(
+                [{"role": "user", "content": "Count from one to five hundred in words."}],
+                user=None,
+                max_tokens=1500,
+                timeout=300,
+            )
+            finished.append("long")
+        finally:
+            connection.close()  # this thread's own, or the test database stays in use
+
+    writer = threading.Thread(target=long_reply)
+    writer.start()
+    try:
+        reply = chat([{"role": "user", "content": "Say hi."}], user=None, max_tokens=4, timeout=120)
+        finished.append("short")
+        assert reply.text.strip()
+    finally:
+        writer.join()
+    assert finished == ["short", "long"]
+
+
+@pytest.mark.django_db
 def test_a_killed_server_is_started_again(model_server):
     assert model_server.process is not None
     first = model_server.process.pid
