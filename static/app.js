@@ -242,8 +242,9 @@ function noticeText(html) {
 
   document.addEventListener("keydown", function (event) {
     if (event.key === "Escape") closePassage();
-    // Ctrl+Enter (Cmd+Enter) in the question box sends it.
-    if (event.key === "Enter" && (event.ctrlKey || event.metaKey) &&
+    // Enter in the question box sends it, as in every chat; Shift+Enter makes a new line,
+    // and Enter that confirms a word an input method is composing does neither.
+    if (event.key === "Enter" && !event.shiftKey && !event.isComposing &&
         event.target.matches("form[data-stream-url] textarea")) {
       event.preventDefault();
       event.target.form.requestSubmit();
