@@ -14,7 +14,7 @@ from library.models import Source
 from notebooks.models import Notebook
 from notebooks.tests.factories import make_source
 
-from .helpers import create_notebook
+from .helpers import create_notebook, stop_the_worker
 
 # A chunk much taller than the passage box, the sentence the answer cites at its very end.
 FILLER = " ".join(
@@ -120,6 +120,7 @@ def test_every_page_opens_with_a_clean_console(page_for, live):
 def test_a_polled_list_swaps_in_without_a_csp_error(page_for, live):
     """The sources list reloads itself while a source is read; an element of it that carries
     a style attribute (a browser extension, a resized box) must not make htmx set one."""
+    stop_the_worker(live)
     page = page_for("paula")
     owner = get_user_model().objects.get(username="paula")
     notebook = Notebook.objects.create(owner=owner, title="Fens")

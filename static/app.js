@@ -212,6 +212,35 @@ function noticeText(html) {
   }
   document.addEventListener("htmx:afterSettle", updateChatHint);
 
+  // The sources list reloads itself every 2 s while a source is read, and other answers
+  // (a tick, an upload, a note made a source) bring it anew: a summary or guide the reader
+  // opened stays open through each, the progress beside it changing in place.
+  const opened = new Set();
+  document.addEventListener("toggle", function (event) {
+    const details = event.target;
+    if (!(details instanceof HTMLDetailsElement) || !details.id) return;
+    if (details.open) opened.add(details.id);
+    else opened.delete(details.id);
+  }, true);  // toggle does not bubble
+  // The answer's HTML with the reader's open summaries and guides open, before it is swapped
+  // in (so nothing closes, even for a frame). A <template> parses it without running it.
+  function keepOpen(html) {
+    const ids = Array.from(opened).filter(function (id) { return html.includes('id="' + id + '"'); });
+    if (!ids.length) return html;
+    const template = document.createElement("template");
+    template.innerHTML = html;
+    for (const id of ids) {
+      const details = template.content.getElementById(id);
+      if (details instanceof HTMLDetailsElement) details.open = true;
+    }
+    return template.innerHTML;
+  }
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    if (typeof event.detail.serverResponse === "string") {
+      event.detail.serverResponse = keepOpen(event.detail.serverResponse);
+    }
+  });
+
   // The share dialog: the Share link loads the sharing panel (htmx) into a <dialog>, which
   // opens once it is there; without JavaScript the link is an ordinary page.
   document.addEventListener("htmx:afterRequest", function (event) {
@@ -296,7 +325,7 @@ function noticeText(html) {
         fail(noticeText(xhr.responseText));  // the limit's or the outage's reason, beside the file
       } else if (xhr.status >= 200 && xhr.status < 300) {
         item.remove();
-        htmx.swap("#sources", xhr.responseText, { swapStyle: "outerHTML" });
+        htmx.swap("#sources", keepOpen(xhr.responseText), { swapStyle: "outerHTML" });
         updateChatHint();
       } else {
         fail((form.dataset.msgRefused || "The upload was refused") + " (HTTP " + xhr.status + ").");
