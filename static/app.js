@@ -241,6 +241,37 @@ function noticeText(html) {
     }
   });
 
+  // Phones: the notebook's parts as tabs (app.css shows the chosen one on a narrow screen).
+  // A link to anything inside a part (a tab, the skip link to the question, an address
+  // ending in #panel-notes) shows that part first.
+  const parts = document.querySelector(".notebook[data-tab]");
+  function partOf(element) {
+    const part = element && element.closest("[data-part]");
+    return part && part.dataset.part;
+  }
+  function showPart(name) {
+    parts.dataset.tab = name;
+    document.querySelectorAll(".workspace-tabs a[data-tab]").forEach(function (tab) {
+      tab.setAttribute("aria-current", String(tab.dataset.tab === name));
+    });
+  }
+  if (parts) {
+    parts.classList.add("tabbed");
+    showPart(partOf(location.hash && document.getElementById(location.hash.slice(1))) ||
+             parts.dataset.tab);
+    document.addEventListener("click", function (event) {
+      const link = event.target.closest && event.target.closest("a[href^='#']");
+      const name = link && partOf(document.getElementById(link.getAttribute("href").slice(1)));
+      if (!name) return;
+      showPart(name);
+      if (link.dataset.tab) {
+        event.preventDefault();
+        history.replaceState(null, "", link.hash);
+        parts.scrollIntoView({ block: "start" });
+      }
+    });
+  }
+
   // The share dialog: the Share link loads the sharing panel (htmx) into a <dialog>, which
   // opens once it is there; without JavaScript the link is an ordinary page.
   document.addEventListener("htmx:afterRequest", function (event) {
