@@ -301,7 +301,8 @@ function noticeText(html) {
   });
 
   document.addEventListener("keydown", function (event) {
-    if (event.key === "Escape") closePassage();
+    // Escape in an open dialog (the page large) closes that dialog only.
+    if (event.key === "Escape" && !document.querySelector("dialog[open]")) closePassage();
     // Enter in the question box sends it, as in every chat; Shift+Enter makes a new line,
     // and Enter that confirms a word an input method is composing does neither.
     if (event.key === "Enter" && !event.shiftKey && !event.isComposing &&
@@ -309,6 +310,39 @@ function noticeText(html) {
       event.preventDefault();
       event.target.form.requestSubmit();
     }
+  });
+
+  // The cited page large: a click on the page in the passage opens the same picture (its
+  // highlight drawn in) at full size in a dialog that scrolls, and pinches on a phone.
+  document.addEventListener("click", function (event) {
+    const link = event.target.closest && event.target.closest("a.page-zoom");
+    if (!link || event.ctrlKey || event.metaKey || event.shiftKey) return;
+    event.preventDefault();
+    let dialog = document.getElementById("page-dialog");
+    if (!dialog) {
+      dialog = document.createElement("dialog");
+      dialog.id = "page-dialog";
+      dialog.className = "page-dialog";
+      const close = document.createElement("form");
+      close.method = "dialog";
+      close.className = "dialog-close";
+      const button = document.createElement("button");
+      button.type = "submit";
+      button.className = "link-button";
+      close.append(button);
+      const frame = document.createElement("div");
+      frame.className = "page-dialog-frame";
+      frame.append(document.createElement("img"));
+      dialog.append(close, frame);
+      document.body.append(dialog);
+    }
+    const source = link.querySelector("img");
+    const image = dialog.querySelector("img");
+    image.src = link.href;
+    image.alt = source ? source.alt : "";
+    dialog.setAttribute("aria-label", image.alt);
+    dialog.querySelector("button").textContent = link.dataset.msgClose || "Close";
+    dialog.showModal();
   });
 
   // Uploads: each chosen or dropped file goes up in its own request (XMLHttpRequest,
