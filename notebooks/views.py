@@ -18,6 +18,7 @@ from django.http import Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.cache import patch_cache_control
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
@@ -695,7 +696,14 @@ def chat_style_view(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
         messages.error(request, str(exc))
     else:
         messages.info(request, _("The chat style was saved."))
-    return redirect("notebooks:detail", notebook_id=notebook.pk)
+    # Back to the page it was saved from (the conversation that was open), never elsewhere.
+    back = request.POST.get("next", "")
+    notebook_url = reverse("notebooks:detail", args=[notebook.pk])
+    if back.startswith(notebook_url) and url_has_allowed_host_and_scheme(
+        back, allowed_hosts={request.get_host()}
+    ):
+        return redirect(back)
+    return redirect(notebook_url)
 
 
 # Notes --------------------------------------------------------------------------------

@@ -82,7 +82,10 @@ def test_markers_still_link_after_rendering(owner, notebook):
     html, cited = _render(owner, notebook, "**Otters** hold hands [1].")
     url = reverse("notebooks:citation", args=[notebook.pk, cited.pk])
 
-    assert f'<a class="cite" href="{url}" hx-get="{url}" hx-target="#passage" tabindex="-1">[1]</a>' in html
+    assert (
+        f'<a class="cite" href="{url}" hx-get="{url}" hx-target="#passage" tabindex="-1">[1]</a>'
+        in html
+    )
 
 
 def test_weak_marker_keeps_its_class(owner, notebook):
