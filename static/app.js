@@ -257,8 +257,14 @@ function noticeText(html) {
   }
   if (parts) {
     parts.classList.add("tabbed");
-    showPart(partOf(location.hash && document.getElementById(location.hash.slice(1))) ||
-             parts.dataset.tab);
+    const partInAddress = function () {
+      return partOf(location.hash && document.getElementById(location.hash.slice(1)));
+    };
+    showPart(partInAddress() || parts.dataset.tab);
+    window.addEventListener("hashchange", function () {
+      const name = partInAddress();
+      if (name) showPart(name);
+    });
     document.addEventListener("click", function (event) {
       const link = event.target.closest && event.target.closest("a[href^='#']");
       const name = link && partOf(document.getElementById(link.getAttribute("href").slice(1)));

@@ -145,6 +145,16 @@ def no_supported_sentence(message: Message) -> bool:
 
 
 @register.filter
+def unshouted(topic: str) -> str:
+    """A topic the document prints in capitals ("NETWORK SETUP", "INTRODUCTION") in sentence
+    case, as the guide's other topics are; a short word alone ("APT") is likely an acronym
+    and stays. An acronym inside a shouted heading is lowered with it: a guess either way."""
+    if not topic.isupper() or (" " not in topic.strip() and len(topic.strip()) <= 5):
+        return topic
+    return topic[:1] + topic[1:].lower()
+
+
+@register.filter
 def guide_of(guides: Mapping[int, SourceGuide], source: Source) -> SourceGuide | None:
     """The source's guide among the page's (notebooks/guides.py), None without one."""
     return guides.get(source.pk) if guides else None
