@@ -56,7 +56,7 @@ def test_progress_changes_in_place_and_what_the_reader_opened_stays_open(page_fo
         (page_for("rhea", viewport={"width": 390, "height": 844}), 390),
     ):
         Source.objects.filter(pk=busy.pk).update(progress_done=3)
-        page.goto(f"/notebooks/{notebook.pk}/")
+        page.goto(f"/notebooks/{notebook.pk}/#panel-sources")  # a phone opens at the chat
         page.click(f"#summary-{ready.pk} summary")
         page.click(f"#guide-{ready.pk} summary")
         page.evaluate(f"window.openIds = ['summary-{ready.pk}', 'guide-{ready.pk}']")
