@@ -250,10 +250,15 @@ class Problem:
     url: str = ""
 
 
+# How long a page stays watched after its test's last step: the sources and notes lists
+# poll every 2 s, and what a poll or its swap gets wrong must fail the test too.
+QUIET_PERIOD_MS = 2_500
+
+
 class Console:
     """What went wrong on a page, as its browser saw it: uncaught script errors, console
-    errors (a Content-Security-Policy violation shows only there) and requests that failed
-    or were answered 4xx/5xx. Every test's pages must end with none of them, except the
+    errors (a Content-Security-Policy violation among them) and requests that failed or
+    were answered 4xx/5xx. Every test's pages must end with none of them, except the
     answers the test is about (`page.console.expect(404, "/notebooks/7/")`)."""
 
     def __init__(self) -> None:
@@ -307,7 +312,8 @@ class Console:
 def page_for(browser, live):
     """`page_for(username, **context_options)`: a new browser page signed in as that user
     (created with PASSWORD if missing), through the sign-in form. After the test, its pages
-    must have had no script or console error and no failed request (Console)."""
+    stay open for a few polls, and must have had no script or console error and no failed
+    request (Console)."""
     contexts = []
     pages = []
 
@@ -327,6 +333,9 @@ def page_for(browser, live):
         return page
 
     yield open_page
+    for page in pages:
+        if not page.is_closed():
+            page.wait_for_timeout(QUIET_PERIOD_MS)
     problems = [problem for page in pages for problem in page.console.unexpected()]
     for context in contexts:
         context.close()

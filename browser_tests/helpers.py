@@ -48,3 +48,11 @@ OVERFLOWS = """() => {
   }
   return found;
 }"""
+
+
+def stop_the_worker(live) -> None:
+    """No worker until the next test (the live fixture starts one again): a source the test
+    marked as being read stays so, instead of being queued again by the job upkeep."""
+    worker = live.processes["worker"]
+    worker.terminate()
+    worker.wait(timeout=15)

@@ -10,7 +10,11 @@ from urllib.parse import urljoin, urlparse
 
 from django.contrib.auth import get_user_model
 
-from .helpers import create_notebook
+from library.models import Source
+from notebooks.models import Notebook
+from notebooks.tests.factories import make_source
+
+from .helpers import create_notebook, stop_the_worker
 
 # A chunk much taller than the passage box, the sentence the answer cites at its very end.
 FILLER = " ".join(
@@ -107,3 +111,30 @@ def test_every_page_opens_with_a_clean_console(page_for, live):
     admin.click("input[type=submit]")
     admin.wait_for_url("**/admin/")
     visit_all(admin, ["/admin/", "/admin/library/source/", "/admin/notebooks/notebook/"], 15)
+    # The jobs' pages (Procrastinate's admin wrote inline styles there).
+    admin.goto("/admin/procrastinate/procrastinatejob/")
+    admin.locator("#result_list th a").first.click()
+    admin.wait_for_url("**/procrastinatejob/*/change/")
+
+
+def test_a_polled_list_swaps_in_without_a_csp_error(page_for, live):
+    """The sources list reloads itself while a source is read; an element of it that carries
+    a style attribute (a browser extension, a resized box) must not make htmx set one."""
+    stop_the_worker(live)
+    page = page_for("paula")
+    owner = get_user_model().objects.get(username="paula")
+    notebook = Notebook.objects.create(owner=owner, title="Fens")
+    source = make_source(owner=owner, notebook=notebook, title="Fen survey")
+    Source.objects.filter(pk=source.pk).update(
+        status=Source.Status.PROCESSING, stage="reading", progress_done=1, progress_total=9
+    )
+    page.goto(f"/notebooks/{notebook.pk}/")
+    page.evaluate(
+        """() => { for (const element of document.querySelectorAll("#sources [id]")) {
+             element.style.color = "red"; element.style.color = ""; } }"""
+    )
+    assert page.locator("#sources [style]").count() > 0
+    for _ in range(2):
+        with page.expect_response(lambda response: "/sources/" in response.url):
+            pass
+    page.wait_for_timeout(300)  # the swap settles after its response

@@ -12,5 +12,10 @@ urlpatterns = [
         views.add_to_notebook,
         name="add_to_notebook",
     ),
+    path(
+        "library/sources/<int:source_id>/delete/",
+        views.delete_source,
+        name="delete_source",
+    ),
     path("preferences/", views.preferences, name="preferences"),
 ]

@@ -19,8 +19,10 @@ from django_htmx.middleware import HtmxDetails
 from library.forms import PreferencesForm
 from library.models import Preferences, Source
 from notebooks.models import Notebook
+from notebooks.services import delete_from_library
 from sharing import access
 from sharing.services import link_source
+from texts.errors import UserFacingError
 
 
 class AuthenticatedHttpRequest(HttpRequest):
@@ -109,6 +111,25 @@ def add_to_notebook(request: AuthenticatedHttpRequest, source_id: int) -> HttpRe
     back = request.POST.get("next", "")
     if url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}):
         return redirect(back)
+    return redirect("library:library")
+
+
+@login_required
+@require_POST
+def delete_source(request: AuthenticatedHttpRequest, source_id: int) -> HttpResponse:
+    """Delete one of my sources that no notebook holds (notebooks.services)."""
+    source = get_object_or_404(Source, pk=source_id, owner=request.user)
+    try:
+        delete_from_library(owner=request.user, source=source)
+    except UserFacingError as exc:
+        if request.htmx:
+            row = _library_rows(request.user, only=source.pk)[0]
+            return render(request, "library/library.html#row", {"row": row, "error": str(exc)})
+        messages.error(request, str(exc))
+        return redirect("library:library")
+    if request.htmx:
+        return HttpResponse("")  # the row goes
+    messages.success(request, _("“%(title)s” was deleted.") % {"title": source.title})
     return redirect("library:library")
 
 

@@ -52,6 +52,33 @@ def unlink_source(*, notebook: Notebook, source: Source) -> None:
     NotebookSource.objects.filter(notebook=notebook, source=source).delete()
 
 
+def delete_from_library(*, owner: User, source: Source) -> None:
+    """Delete one of `owner`'s sources from their library, with its file: only one no
+    notebook holds (anyone's: a public source may sit in others'), that is not public and
+    not being read. Old citations of it show "source removed". UserFacingError otherwise."""
+    with transaction.atomic():
+        source = Source.objects.select_for_update().get(pk=source.pk, owner=owner)
+        if NotebookSource.objects.filter(source=source).exists():
+            raise UserFacingError(
+                _("“%(title)s” is still in a notebook: remove it there first.")
+                % {"title": source.title}
+            )
+        if source.public:
+            raise UserFacingError(
+                _("“%(title)s” is public: unpublish it first.") % {"title": source.title}
+            )
+        if not source.is_finished:
+            raise UserFacingError(
+                _("“%(title)s” is still being read: delete it once it is done.")
+                % {"title": source.title}
+            )
+        file = source.file
+        source.delete()
+        if file:
+            # After the commit: a rollback must not leave a row without its file.
+            transaction.on_commit(lambda: file.delete(save=False))
+
+
 # Notes --------------------------------------------------------------------------------
 
 

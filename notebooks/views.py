@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections import Counter
 from collections.abc import AsyncIterator, Generator
 from typing import Any
 
@@ -18,6 +19,7 @@ from django.http import Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.cache import patch_cache_control
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
@@ -49,6 +51,7 @@ from notebooks.services import (
     save_answer_as_note,
     unlink_source,
 )
+from ops import waiting
 from ops.database import is_lost_database
 from ops.outage import outage_message
 from providers.errors import ProviderError
@@ -96,13 +99,22 @@ def _sources_context(request: HtmxHttpRequest, notebook: Notebook) -> dict[str, 
         # The partial polls itself only while there is something left to watch (a ready
         # source still has a stage while its summary is written).
         "polling": any(not source.is_finished or source.stage for source in sources),
+        # A queued source waits its turn behind others, or for a worker none is running.
+        "worker_alive": any(source.status == Source.Status.QUEUED for source in sources)
+        and waiting.worker_alive(),
     }
 
 
 def _capture_context(user: User) -> dict[str, Any]:
     """The upload form's PDF capture select, preselected with the person's default."""
     return {
-        "capture_choices": Source.PdfCapture.choices,
+        # Short names: the select sits in the narrow sources column and must read in full
+        # (Preferences names each mode at length).
+        "capture_choices": [
+            (Source.PdfCapture.TEXT, _("text layer only")),
+            (Source.PdfCapture.VISION, _("every page as an image")),
+            (Source.PdfCapture.AUTO, _("text, or images if none")),
+        ],
         "pdf_capture": Preferences.of(user).pdf_capture,
     }
 
@@ -177,13 +189,17 @@ def _get_source_to_ask_about(notebook: Notebook, source_id: str) -> Source | Non
 def _conversations_context(
     request: HtmxHttpRequest, notebook: Notebook, conversation: Conversation | None
 ) -> dict[str, Any]:
+    conversations = list(
+        access.visible_conversations(request.user, notebook)
+        .select_related("user")
+        .with_first_question()
+    )
+    # Two conversations that began with the same question are told apart by when.
+    titles = Counter(item.display_title for item in conversations)
     return {
         "conversation": conversation,
-        "conversations": list(
-            access.visible_conversations(request.user, notebook)
-            .select_related("user")
-            .with_first_question()
-        ),
+        "conversations": conversations,
+        "same_titles": {item.pk for item in conversations if titles[item.display_title] > 1},
     }
 
 
@@ -695,7 +711,14 @@ def chat_style_view(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
         messages.error(request, str(exc))
     else:
         messages.info(request, _("The chat style was saved."))
-    return redirect("notebooks:detail", notebook_id=notebook.pk)
+    # Back to the page it was saved from (the conversation that was open), never elsewhere.
+    back = request.POST.get("next", "")
+    notebook_url = reverse("notebooks:detail", args=[notebook.pk])
+    if back.startswith(notebook_url) and url_has_allowed_host_and_scheme(
+        back, allowed_hosts={request.get_host()}
+    ):
+        return redirect(back)
+    return redirect(notebook_url)
 
 
 # Notes --------------------------------------------------------------------------------

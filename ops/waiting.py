@@ -117,6 +117,12 @@ def _look(waiting: Waiting) -> _Look:
     return _Look(rows, list(jobs))
 
 
+def worker_alive() -> bool:
+    """Whether any worker sent a heartbeat lately: queued work then waits its turn, not
+    for a worker that is not running."""
+    return _another_worker_alive(None)
+
+
 def _another_worker_alive(own_id: int | None) -> bool:
     since = timezone.now() - timedelta(seconds=ALIVE_SECONDS)
     alive = ProcrastinateWorker.objects.filter(last_heartbeat__gte=since)

@@ -28,12 +28,18 @@ class SourceChoice:
     unticked: frozenset[int]
 
     @property
+    def usable(self) -> list[Source]:
+        """The listed sources a question can use: not those that failed to be read (they
+        hold no text; the page shows them unticked, and "All N sources" leaves them out)."""
+        return [source for source in self.listed if source.status != Source.Status.FAILED]
+
+    @property
     def ticked(self) -> list[Source]:
-        return [source for source in self.listed if source.pk not in self.unticked]
+        return [source for source in self.usable if source.pk not in self.unticked]
 
     @property
     def everything(self) -> bool:
-        return not self.unticked & {source.pk for source in self.listed}
+        return not self.unticked & {source.pk for source in self.usable}
 
     @property
     def searched(self) -> list[int] | None:

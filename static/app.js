@@ -212,6 +212,72 @@ function noticeText(html) {
   }
   document.addEventListener("htmx:afterSettle", updateChatHint);
 
+  // The sources list reloads itself every 2 s while a source is read, and other answers
+  // (a tick, an upload, a note made a source) bring it anew: a summary or guide the reader
+  // opened stays open through each, the progress beside it changing in place.
+  const opened = new Set();
+  document.addEventListener("toggle", function (event) {
+    const details = event.target;
+    if (!(details instanceof HTMLDetailsElement) || !details.id) return;
+    if (details.open) opened.add(details.id);
+    else opened.delete(details.id);
+  }, true);  // toggle does not bubble
+  // The answer's HTML with the reader's open summaries and guides open, before it is swapped
+  // in (so nothing closes, even for a frame). A <template> parses it without running it.
+  function keepOpen(html) {
+    const ids = Array.from(opened).filter(function (id) { return html.includes('id="' + id + '"'); });
+    if (!ids.length) return html;
+    const template = document.createElement("template");
+    template.innerHTML = html;
+    for (const id of ids) {
+      const details = template.content.getElementById(id);
+      if (details instanceof HTMLDetailsElement) details.open = true;
+    }
+    return template.innerHTML;
+  }
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    if (typeof event.detail.serverResponse === "string") {
+      event.detail.serverResponse = keepOpen(event.detail.serverResponse);
+    }
+  });
+
+  // Phones: the notebook's parts as tabs (app.css shows the chosen one on a narrow screen).
+  // A link to anything inside a part (a tab, the skip link to the question, an address
+  // ending in #panel-notes) shows that part first.
+  const parts = document.querySelector(".notebook[data-tab]");
+  function partOf(element) {
+    const part = element && element.closest("[data-part]");
+    return part && part.dataset.part;
+  }
+  function showPart(name) {
+    parts.dataset.tab = name;
+    document.querySelectorAll(".workspace-tabs a[data-tab]").forEach(function (tab) {
+      tab.setAttribute("aria-current", String(tab.dataset.tab === name));
+    });
+  }
+  if (parts) {
+    parts.classList.add("tabbed");
+    const partInAddress = function () {
+      return partOf(location.hash && document.getElementById(location.hash.slice(1)));
+    };
+    showPart(partInAddress() || parts.dataset.tab);
+    window.addEventListener("hashchange", function () {
+      const name = partInAddress();
+      if (name) showPart(name);
+    });
+    document.addEventListener("click", function (event) {
+      const link = event.target.closest && event.target.closest("a[href^='#']");
+      const name = link && partOf(document.getElementById(link.getAttribute("href").slice(1)));
+      if (!name) return;
+      showPart(name);
+      if (link.dataset.tab) {
+        event.preventDefault();
+        history.replaceState(null, "", link.hash);
+        parts.scrollIntoView({ block: "start" });
+      }
+    });
+  }
+
   // The share dialog: the Share link loads the sharing panel (htmx) into a <dialog>, which
   // opens once it is there; without JavaScript the link is an ordinary page.
   document.addEventListener("htmx:afterRequest", function (event) {
@@ -241,13 +307,48 @@ function noticeText(html) {
   });
 
   document.addEventListener("keydown", function (event) {
-    if (event.key === "Escape") closePassage();
-    // Ctrl+Enter (Cmd+Enter) in the question box sends it.
-    if (event.key === "Enter" && (event.ctrlKey || event.metaKey) &&
+    // Escape in an open dialog (the page large) closes that dialog only.
+    if (event.key === "Escape" && !document.querySelector("dialog[open]")) closePassage();
+    // Enter in the question box sends it, as in every chat; Shift+Enter makes a new line,
+    // and Enter that confirms a word an input method is composing does neither.
+    if (event.key === "Enter" && !event.shiftKey && !event.isComposing &&
         event.target.matches("form[data-stream-url] textarea")) {
       event.preventDefault();
       event.target.form.requestSubmit();
     }
+  });
+
+  // The cited page large: a click on the page in the passage opens the same picture (its
+  // highlight drawn in) at full size in a dialog that scrolls, and pinches on a phone.
+  document.addEventListener("click", function (event) {
+    const link = event.target.closest && event.target.closest("a.page-zoom");
+    if (!link || event.ctrlKey || event.metaKey || event.shiftKey) return;
+    event.preventDefault();
+    let dialog = document.getElementById("page-dialog");
+    if (!dialog) {
+      dialog = document.createElement("dialog");
+      dialog.id = "page-dialog";
+      dialog.className = "page-dialog";
+      const close = document.createElement("form");
+      close.method = "dialog";
+      close.className = "dialog-close";
+      const button = document.createElement("button");
+      button.type = "submit";
+      button.className = "link-button";
+      close.append(button);
+      const frame = document.createElement("div");
+      frame.className = "page-dialog-frame";
+      frame.append(document.createElement("img"));
+      dialog.append(close, frame);
+      document.body.append(dialog);
+    }
+    const source = link.querySelector("img");
+    const image = dialog.querySelector("img");
+    image.src = link.href;
+    image.alt = source ? source.alt : "";
+    dialog.setAttribute("aria-label", image.alt);
+    dialog.querySelector("button").textContent = link.dataset.msgClose || "Close";
+    dialog.showModal();
   });
 
   // Uploads: each chosen or dropped file goes up in its own request (XMLHttpRequest,
@@ -295,7 +396,7 @@ function noticeText(html) {
         fail(noticeText(xhr.responseText));  // the limit's or the outage's reason, beside the file
       } else if (xhr.status >= 200 && xhr.status < 300) {
         item.remove();
-        htmx.swap("#sources", xhr.responseText, { swapStyle: "outerHTML" });
+        htmx.swap("#sources", keepOpen(xhr.responseText), { swapStyle: "outerHTML" });
         updateChatHint();
       } else {
         fail((form.dataset.msgRefused || "The upload was refused") + " (HTTP " + xhr.status + ").");

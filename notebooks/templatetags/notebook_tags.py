@@ -108,6 +108,9 @@ def link_citations(message: Message) -> SafeString:
         lambda cited: reverse("notebooks:citation", args=[notebook_id, cited.pk]),
         markdown=message.mode == Message.Mode.LLM,
         attributed=attributed,
+        # The list under the answer links each passage once: the keyboard goes there, not
+        # through every [n] of every answer on its way to the question box.
+        tabbable=False,
     )
 
 
@@ -142,6 +145,16 @@ def no_supported_sentence(message: Message) -> bool:
 
 
 @register.filter
+def unshouted(topic: str) -> str:
+    """A topic the document prints in capitals ("NETWORK SETUP", "INTRODUCTION") in sentence
+    case, as the guide's other topics are; a short word alone ("APT") is likely an acronym
+    and stays. An acronym inside a shouted heading is lowered with it: a guess either way."""
+    if not topic.isupper() or (" " not in topic.strip() and len(topic.strip()) <= 5):
+        return topic
+    return topic[:1] + topic[1:].lower()
+
+
+@register.filter
 def guide_of(guides: Mapping[int, SourceGuide], source: Source) -> SourceGuide | None:
     """The source's guide among the page's (notebooks/guides.py), None without one."""
     return guides.get(source.pk) if guides else None
@@ -166,9 +179,11 @@ def linked_text(
     *,
     markdown: bool,
     attributed: set[int] | None = None,
+    tabbable: bool = True,
 ) -> SafeString:
     """`text` as safe HTML with each [n] of `citations` a link (to `url(citation)`) that
-    opens the passage in the side panel: answers and generated documents (studio) alike."""
+    opens the passage in the side panel: answers and generated documents (studio) alike.
+    Not `tabbable`: out of the tab order, where a list beside the text links the same."""
 
     def link(match: re.Match[str]) -> str:
         if match.group(1) == "?":
@@ -190,6 +205,8 @@ def linked_text(
         if placed:
             titles.append(_("Placed by Loupe, not the model: this passage holds the sentence"))
         title = format_html(' title="{}"', " ".join(titles)) if titles else ""
+        if not tabbable:
+            title = format_html('{} tabindex="-1"', title)
         return format_html(
             '<a class="{2}" href="{0}" hx-get="{0}" hx-target="#passage"{3}>{1}</a>',
             url(cited),

@@ -17,7 +17,10 @@ def test_marker_with_a_citation_becomes_a_link(owner, notebook):
 
     html = link_citations(message)
 
-    assert f'<a class="cite" href="{url}" hx-get="{url}" hx-target="#passage">[1]</a>' in html
+    assert (
+        f'<a class="cite" href="{url}" hx-get="{url}" hx-target="#passage" tabindex="-1">[1]</a>'
+        in html
+    )
 
 
 def test_marker_without_a_citation_stays_text(owner, notebook):

@@ -226,3 +226,22 @@ def test_the_sources_to_ask_are_the_notebooks_live_links_for_every_reader(owner,
         assert asked.searched == searched
     # Someone who may not read the notebook is asked about none of it.
     assert sources_to_ask(user=outsider, notebook=notebook).sources == []
+
+
+def test_a_failed_source_is_neither_ticked_nor_counted(client, owner, notebook, three):
+    herons, trains, otters = three
+    trains.status = trains.Status.FAILED
+    trains.save(update_fields=["status"])
+    client.force_login(owner)
+
+    page = client.get(reverse("notebooks:detail", args=[notebook.pk])).text
+
+    assert "All 2 sources" in page
+    assert f'id="tick-{trains.pk}" disabled' in page
+    assert f'id="tick-{herons.pk}" checked' in page
+    assert {s.pk for s in source_choice(user=owner, notebook=notebook).ticked} == {
+        herons.pk,
+        otters.pk,
+    }
+    # Unticking another counts the two that can be used.
+    assert "1 of 2 sources" in choose(client, notebook, [herons]).text

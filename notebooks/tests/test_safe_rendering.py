@@ -56,9 +56,8 @@ def test_an_attack_in_the_answer_renders_inert(owner, notebook, attack):
         assert "src" not in attrs
     # The only hx- attributes are those of our own citation link.
     hx = [attrs for _, attrs in elements if any(name.startswith("hx-") for name in attrs)]
-    assert hx == [
-        {"class": "cite", "href": hx[0]["href"], "hx-get": hx[0]["href"], "hx-target": "#passage"}
-    ]
+    own = {"class": "cite", "href": hx[0]["href"], "hx-get": hx[0]["href"]}
+    assert hx == [{**own, "hx-target": "#passage", "tabindex": "-1"}]
 
 
 def test_markdown_lists_bold_and_headings_render(owner, notebook):
@@ -83,7 +82,10 @@ def test_markers_still_link_after_rendering(owner, notebook):
     html, cited = _render(owner, notebook, "**Otters** hold hands [1].")
     url = reverse("notebooks:citation", args=[notebook.pk, cited.pk])
 
-    assert f'<a class="cite" href="{url}" hx-get="{url}" hx-target="#passage">[1]</a>' in html
+    assert (
+        f'<a class="cite" href="{url}" hx-get="{url}" hx-target="#passage" tabindex="-1">[1]</a>'
+        in html
+    )
 
 
 def test_weak_marker_keeps_its_class(owner, notebook):

@@ -87,6 +87,7 @@ RIGHTS = {
     "sharing:revoke": "owner",
     "sharing:leave": "member",
     "library:add_to_notebook": "source_owner",
+    "library:delete_source": "source_owner",
     "sharing:publish": "publisher",
     "sharing:unpublish": "publisher",
     # A personal access token is its user's alone (the world's is the owner's).

@@ -124,9 +124,14 @@ class Command(BaseCommand):
         try:
             while True:
                 database.check(time.monotonic())
+                if web.poll() == 0:
+                    # Stopped, not failed: Ctrl-C reaches the whole process group, and
+                    # uvicorn may finish before this loop sees its own KeyboardInterrupt.
+                    logger.info("the web server stopped; stopping the worker")
+                    break
                 if web.poll() is not None:
                     logger.error("the web server exited (%s); stopping the worker", web.returncode)
-                    exit_code = web.returncode or 1
+                    exit_code = web.returncode
                     break
                 if model is not None:
                     model.check()

@@ -1,0 +1,60 @@
+"""The cited page readable: a click on the page picture in the passage opens it large in a
+dialog (the same picture, its highlight drawn in), which scrolls and pinches on a phone;
+Escape closes the dialog and leaves the passage open. Without JavaScript the picture is a
+link to itself."""
+
+from __future__ import annotations
+
+from .conftest import SCREENSHOTS
+from .helpers import FOUR_PAGES, create_notebook
+
+REPLY = "A blind text gives you information about the selected font [1]."
+IMAGE_LOADED = """(selector) => { const i = document.querySelector(selector);
+  return i && i.complete && i.naturalWidth > 0; }"""
+
+
+def open_cited_page(page) -> None:
+    page.locator("#chat .citations a").first.click()
+    page.wait_for_function(IMAGE_LOADED, arg="#passage .page-view img")
+
+
+def test_the_cited_page_opens_large_with_its_highlight(page_for, live):
+    page = page_for("zoe", viewport={"width": 1440, "height": 900})
+    create_notebook(page, "Type")
+    page.set_input_files("#upload-files", str(FOUR_PAGES))
+    page.wait_for_selector(".source .badge-ready", timeout=90_000)
+    live.models.chat_replies.append(REPLY)
+    page.fill("#question", "What does a blind text give you information about?")
+    page.locator("#question").press("Enter")
+    page.wait_for_selector("#chat .citations a", timeout=60_000)
+    open_cited_page(page)
+
+    small = page.locator("#passage .page-view img")
+    link = page.locator("#passage a.page-zoom")
+    assert "citation=" in link.get_attribute("href")  # the highlighted picture, also without JS
+    assert link.get_attribute("href") == small.get_attribute("src")
+    small.click()
+    dialog = page.locator("#page-dialog")
+    assert dialog.evaluate("d => d.open")
+    page.wait_for_function(IMAGE_LOADED, arg="#page-dialog img")
+    large = dialog.locator("img")
+    assert large.get_attribute("src").endswith(small.get_attribute("src"))
+    assert large.bounding_box()["width"] > 2.5 * small.bounding_box()["width"]
+    page.screenshot(path=SCREENSHOTS / "cited-page-large-1440.png")
+    page.keyboard.press("Escape")
+    assert not dialog.evaluate("d => d.open")
+    assert page.locator("#passage .passage").is_visible()  # Escape closed the dialog only
+
+    phone = page_for("zoe", viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    phone.goto(page.url)
+    open_cited_page(phone)
+    phone.locator("#passage .page-view img").click()
+    phone.wait_for_function(IMAGE_LOADED, arg="#page-dialog img")
+    frame = phone.locator("#page-dialog .page-dialog-frame")
+    # Wider than the phone: read by moving and pinching, the page itself does not widen.
+    assert frame.evaluate("f => f.scrollWidth > f.clientWidth")
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 390
+    frame.evaluate("f => { f.scrollLeft = 120; f.scrollTop = 200; }")
+    phone.screenshot(path=SCREENSHOTS / "cited-page-large-390.png")
+    phone.locator("#page-dialog button", has_text="Close").click()
+    assert not phone.locator("#page-dialog").evaluate("d => d.open")
