@@ -30,6 +30,7 @@ def studio_context(notebook: Notebook) -> dict[str, Any]:
         "languages": [(code, get_language_info(code)["name_translated"]) for code in LANGUAGES],
         "audio_formats": GeneratedDocument.AudioFormat.choices,
         "lengths": GeneratedDocument.Length.choices,
+        "video_formats": GeneratedDocument.VideoFormat.choices,
     }
 
 

@@ -12,7 +12,9 @@ from generation.documents.kinds import (
     mindmap,
     quiz,
     report,
+    slides,
     table,
+    video,
 )
 
 KINDS: dict[str, ModuleType] = {
@@ -23,6 +25,8 @@ KINDS: dict[str, ModuleType] = {
     "infographic": infographic,
     "audio": audio,
     "flashcards": flashcards,
+    "slides": slides,
+    "video": video,
 }
 
 
