@@ -116,7 +116,7 @@ def render(
     seconds the document's deadline has left. GenerationFailed past a bound."""
     from generation.documents.decks import footnotes as footnotes_of
 
-    engine = tts.engine_name()
+    engine = tts.engine_name(language)
     slides = data["slides"]
     total = len(slides) + 1  # each slide spoken, then the encoding
     with tempfile.TemporaryDirectory(prefix="loupe-video-") as folder:

