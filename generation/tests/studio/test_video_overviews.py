@@ -22,11 +22,13 @@ from providers import tts
 DURATION_RE = re.compile(r"Duration: (\d+):(\d\d):(\d\d(?:\.\d+)?)")
 
 
-def probe(path: str) -> tuple[list[str], float]:
+def probe(path):
     """The MP4's stream lines and its length, as the ffmpeg of imageio-ffmpeg reads them."""
     described = tts.run_ffmpeg("-loglevel", "info", "-i", path).stderr.decode()
     streams = [line.strip() for line in described.splitlines() if "Stream #" in line]
-    hours, minutes, seconds = DURATION_RE.search(described).groups()
+    duration = DURATION_RE.search(described)
+    assert duration, described
+    hours, minutes, seconds = duration.groups()
     return streams, int(hours) * 3600 + int(minutes) * 60 + float(seconds)
 
 
