@@ -127,19 +127,26 @@ def cites(kind: str) -> bool:
     return kind in CLAIMS
 
 
-def accept(kind: str, data: dict[str, Any], passages: list[str]) -> Accepted:
+def accept(
+    kind: str, data: dict[str, Any], passages: list[str], *, translated: bool = False
+) -> Accepted:
     """`data` (valid against the kind's schema) with its claims attributed and the
     unsupported ones left out; InvalidOutput when most of them are unsupported, its
-    `details` saying what was wrong item by item. `passages[i]` is passage i + 1's text."""
+    `details` saying what was wrong item by item. `passages[i]` is passage i + 1's text.
+
+    `translated`: the document is written in another language than the passages, where
+    comparing words cannot tell support; a claim is then kept on the marker the model gave
+    it (its citation shows as weakly supported), and only one without a marker needs words
+    (a name, a figure) in common with a passage."""
     layout = CLAIMS.get(kind)
     if layout is None:
         return Accepted(data=data)
     if isinstance(layout, Prose):
-        accepted = _accept_prose(data, layout.field, passages)
+        accepted = _accept_prose(data, layout.field, passages, translated)
     elif isinstance(layout, Bullets):
-        accepted = _accept_bullets(data, layout, passages)
+        accepted = _accept_bullets(data, layout, passages, translated)
     else:
-        accepted = _accept_items(data, layout, passages)
+        accepted = _accept_items(data, layout, passages, translated)
     if accepted.claims and accepted.dropped / accepted.claims > MOST_UNSUPPORTED:
         raise InvalidOutput(
             f"no passage supports {accepted.dropped} of its {accepted.claims} claims "
@@ -181,7 +188,9 @@ def _nonexistent(where: str, numbers: list[int]) -> str:
     return f"{where} cites {named}, which names no passage"
 
 
-def _accept_items(data: dict[str, Any], layout: Items, passages: list[str]) -> Accepted:
+def _accept_items(
+    data: dict[str, Any], layout: Items, passages: list[str], translated: bool
+) -> Accepted:
     accepted = Accepted(data=dict(data))
     number = 0
     for name in layout.lists:
@@ -195,6 +204,7 @@ def _accept_items(data: dict[str, Any], layout: Items, passages: list[str]) -> A
             if invalid:
                 accepted.problems.append(_nonexistent(where, invalid))
             best, supported = _best(layout.says(item), passages)
+            supported = supported or (translated and bool(valid))
             if not supported:
                 accepted.dropped += 1
                 accepted.problems.append(f"{where}: no passage supports it; left out")
@@ -208,7 +218,9 @@ def _accept_items(data: dict[str, Any], layout: Items, passages: list[str]) -> A
     return accepted
 
 
-def _accept_bullets(data: dict[str, Any], layout: Bullets, passages: list[str]) -> Accepted:
+def _accept_bullets(
+    data: dict[str, Any], layout: Bullets, passages: list[str], translated: bool
+) -> Accepted:
     accepted = Accepted(data=dict(data))
     kept_items: list[dict[str, Any]] = []
     for index, item in enumerate(data.get(layout.lists) or [], start=1):
@@ -225,6 +237,7 @@ def _accept_bullets(data: dict[str, Any], layout: Bullets, passages: list[str]) 
                 accepted.problems.append(f"{where} says nothing; left out")
                 continue
             best, supported = _best([claim], passages)
+            supported = supported or (translated and bool(valid))
             if not supported:
                 accepted.dropped += 1
                 accepted.problems.append(f"{where}: no passage supports it; left out")
@@ -250,7 +263,9 @@ def _with_marker(text: str, number: int) -> str:
     return f"{text[:cut].rstrip()} [{number}]{text[cut:]}".strip()
 
 
-def _accept_prose(data: dict[str, Any], name: str, passages: list[str]) -> Accepted:
+def _accept_prose(
+    data: dict[str, Any], name: str, passages: list[str], translated: bool
+) -> Accepted:
     written = data[name]
     attribution = attribute_sentences(written, passages)
     text = attribution.text
@@ -266,10 +281,11 @@ def _accept_prose(data: dict[str, Any], name: str, passages: list[str]) -> Accep
             continue
         accepted.claims += 1
         where = f"sentence {accepted.claims} {_quoted(sentence)}"
-        _valid, invalid = _markers(sentence, len(passages))
+        valid, invalid = _markers(sentence, len(passages))
         if invalid:
             accepted.problems.append(_nonexistent(where, invalid))
         _best_number, supported = _best([MARKER_RE.sub("", sentence)], passages)
+        supported = supported or (translated and bool(valid))
         if not supported:
             accepted.dropped += 1
             accepted.problems.append(f"{where}: no passage supports it; left out")

@@ -213,8 +213,10 @@ def _make(document: GeneratedDocument) -> None:
         accepted, model = _written(document, kind, inputs, language, deadline)
         mode = GeneratedDocument.Mode.LLM
     else:
-        # Fixed phrases of an extractive document (its title, "Fill in the blank") follow
-        # the document's language where the catalogue has them.
+        # An extractive document quotes the sources, so it is in their language whatever
+        # was asked (the studio panel says so before it is made, the page after); its fixed
+        # phrases (its title, "Fill in the blank") follow that language, never another.
+        language = inputs.language
         with translation.override(language or settings.LANGUAGE_CODE):
             if document.kind == GeneratedDocument.Kind.QUIZ:
                 data = kind.extractive(inputs, notebook_title=notebook_title, seed=document.pk)
@@ -297,7 +299,10 @@ def _written(
     elif document.kind in DECKS:
         schema, instructions, max_tokens = kind.prompt(document.video_format)
     system = instructions + (
-        f"\n\nWrite in {where}." if where else "\n\nWrite in the documents' language."
+        f"\n\nWrite in {where}: every field, the title and headings too, even where the "
+        "material is in another language."
+        if where
+        else "\n\nWrite in the documents' language."
     )
     schema_tokens = estimate_tokens(system, str(schema)) + 200
     budget = settings.GENERATION_INPUT_TOKENS - schema_tokens
@@ -324,15 +329,18 @@ def _written(
     )
     document.report_progress(stage=GeneratedDocument.Stage.WRITING)
     passages = [hit.chunk.text for hit in inputs.hits]
+    # Written in another language than the sources: words cannot show support.
+    cross_language = bool(language and inputs.language and language != inputs.language)
 
     def take(data: dict[str, Any]) -> Accepted:
-        accepted = acceptance.accept(document.kind, data, passages)
+        accepted = acceptance.accept(document.kind, data, passages, translated=cross_language)
         if document.kind == GeneratedDocument.Kind.AUDIO and document.audio_format != "brief":
             accepted.data = acceptance.merge_turns(accepted.data)
         try:
             kind.check(accepted.data, len(passages))
         except InvalidOutput as exc:
             raise InvalidOutput(str(exc), details=accepted.problems + exc.details) from exc
+        _check_language(kind.readable(accepted.data), language)
         return accepted
 
     reply = generate_json(
@@ -347,6 +355,24 @@ def _written(
         deadline=deadline,
     )
     return reply.data, reply.model
+
+
+LANGUAGE_CHECK_WORDS = 25
+
+
+def _check_language(text: str, language: str) -> None:
+    """InvalidOutput when a model wrote in another language than the one asked for (a small
+    model given English material tends to answer in English)."""
+    text = strip_markers(text)
+    if len(text.split()) < LANGUAGE_CHECK_WORDS:
+        return  # too little to tell reliably (a mind map's labels)
+    written = detect_language(text)
+    if language and written and written != language:
+        raise InvalidOutput(
+            f"it is written in {LANGUAGES.get(written, written)}, not in "
+            f"{LANGUAGES.get(language, language)}; write every field in "
+            f"{LANGUAGES.get(language, language)}"
+        )
 
 
 def _speak(
@@ -467,7 +493,9 @@ def revise_slide(
         raise UserFacingError(
             _("Revising a slide needs a chat model; Loupe has none configured or running.")
         )
-    cited = list(document.citations.select_related("chunk").order_by("n"))
+    cited = list(document.citations.select_related("chunk__source").order_by("n"))
+    languages = {each.chunk.source.language for each in cited if each.chunk is not None}
+    cross_language = bool(document.language) and document.language not in languages
     passages = [each.chunk.text if each.chunk is not None else "" for each in cited]
     places = {each.n: _place(each.source_title, each.chunk) for each in cited}
     blocks = [
@@ -485,7 +513,9 @@ def revise_slide(
     )
 
     def take(data: dict[str, Any]) -> Accepted:
-        accepted = acceptance.accept("slides", {"slides": [data]}, passages)
+        accepted = acceptance.accept(
+            "slides", {"slides": [data]}, passages, translated=cross_language
+        )
         if not accepted.data["slides"]:
             raise InvalidOutput(
                 "no passage supports any bullet of the slide", details=accepted.problems

@@ -12,6 +12,7 @@ from generation.documents.models import GeneratedDocument
 from generation.documents.services import LANGUAGES, document_svg
 from notebooks.models import CitedPassage, Notebook
 from notebooks.templatetags.notebook_tags import linked_text
+from providers.chat import chat_available
 
 register = template.Library()
 
@@ -31,6 +32,8 @@ def studio_context(notebook: Notebook) -> dict[str, Any]:
         "audio_formats": GeneratedDocument.AudioFormat.choices,
         "lengths": GeneratedDocument.Length.choices,
         "video_formats": GeneratedDocument.VideoFormat.choices,
+        # Without one, a document quotes the sources and cannot be in another language.
+        "chat_model": chat_available(),
     }
 
 

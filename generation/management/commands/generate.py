@@ -11,6 +11,7 @@ from generation.documents.kinds import KINDS
 from generation.documents.models import GeneratedDocument
 from generation.documents.services import LANGUAGES, request_document, wait_for_document
 from ops.waiting import GaveUp
+from providers.chat import chat_available
 from retrieval.chosen_sources import parse_source_ids, source_choice
 from sharing import access
 from sharing.models import Role
@@ -96,6 +97,12 @@ class Command(BaseCommand):
             )
         except UserFacingError as exc:
             raise CommandError(str(exc)) from exc
+        if options["language"] and not chat_available():
+            # Said before it is made, as the studio panel does.
+            self.stderr.write(
+                "No chat model: the document quotes the sources and stays in their language; "
+                f"--language {options['language']} cannot be honoured."
+            )
         try:
             document = wait_for_document(document.pk, idle_seconds=options["give_up_after"])
         except GaveUp as exc:
