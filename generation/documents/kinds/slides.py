@@ -118,8 +118,11 @@ def extractive(inputs: Inputs, *, notebook_title: str) -> dict[str, Any]:
     than a deck holds."""
     read = [(source, read_sentences(source_chunks(source))) for source in inputs.sources]
     groups = [(source, _groups(sentences, by_chapter=True)) for source, sentences in read]
-    if sum(len(found) for _source, found in groups) < MIN_SLIDES:
+    by_chapter = sum(len(found) for _source, found in groups) >= MIN_SLIDES
+    if not by_chapter:
         groups = [(source, _groups(sentences, by_chapter=False)) for source, sentences in read]
+    # A chapter's slide needs two bullets; a short source's section may say one thing.
+    fewest = 2 if by_chapter else 1
     slides: list[tuple[int, int, dict[str, Any]]] = []  # (size, order, slide)
     for source, found in groups:
         among = [
@@ -133,8 +136,8 @@ def extractive(inputs: Inputs, *, notebook_title: str) -> dict[str, Any]:
         ]
         for (title, members, sections), candidates in zip(found, among, strict=True):
             chosen = central(candidates, among=among, limit=EXTRACTIVE_BULLETS)
-            if len(chosen) < 2:
-                continue  # a heading with one line under it is no slide
+            if len(chosen) < fewest:
+                continue
             notes = ""
             if sections:
                 notes = _("It covers %(sections)s.") % {"sections": ", ".join(sections[:8])}
