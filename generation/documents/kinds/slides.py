@@ -161,8 +161,12 @@ def _groups(
     sentences: list[Sentence], *, by_chapter: bool
 ) -> list[tuple[str, list[Sentence], list[str]]]:
     """(title, sentences, the sections it covers) per major part, or per section."""
-    if by_chapter:
-        return [(part.title, part.sentences, part.sections) for part in parts(sentences)]
+    if by_chapter:  # the text before the first chapter (conventions, a preface) is no topic
+        return [
+            (part.title, part.sentences, part.sections)
+            for part in parts(sentences)
+            if not part.is_front_matter
+        ]
     grouped: dict[tuple[str, ...], list[Sentence]] = {}
     for sentence in sentences:
         grouped.setdefault(sentence.section, []).append(sentence)
