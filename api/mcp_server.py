@@ -210,7 +210,7 @@ async def make_studio_document(
     notebook_id: int, kind: str, ctx: Context, language: str = ""
 ) -> dict[str, Any]:
     """Queue a studio document made from the notebook's chosen sources: report, quiz, table,
-    mindmap, infographic, audio or flashcards. Follow it with document_status."""
+    mindmap, infographic, audio, flashcards, slides or video. Follow it with document_status."""
 
     def work(request: ApiRequest) -> dict[str, Any]:
         notebook = _notebook(request, notebook_id, Role.EDITOR)

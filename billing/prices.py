@@ -34,6 +34,7 @@ BUILTIN_PRICES: dict[str, dict[str, str]] = {
     "local/rapidocr": {},
     "local/whisper-base": {},
     "local/espeak-ng": {},
+    "local/piper-joe": {},
 }
 
 

@@ -424,6 +424,13 @@ if len(TTS_VOICES) < 2 or TTS_VOICES[0] == TTS_VOICES[1]:
 # OpenAI's /audio/speech takes at most 4096 characters per call; longer turns are split.
 TTS_MAX_INPUT_CHARS = env_int("TTS_MAX_INPUT_CHARS", 4096, minimum=100)
 ESPEAK_BINARY = env_str("ESPEAK_BINARY", "espeak-ng")
+# Video overviews (generation/documents/video.py): the longest narration, the longest
+# encoding (within GENERATION_TIMEOUT_SECONDS too) and the largest MP4 kept.
+VIDEO_MAX_SECONDS = env_float("VIDEO_MAX_SECONDS", 1200.0)
+VIDEO_RENDER_SECONDS = env_float("VIDEO_RENDER_SECONDS", 600.0)
+VIDEO_MAX_BYTES = env_int("VIDEO_MAX_BYTES", 200 * 1024 * 1024, minimum=1)
+if VIDEO_MAX_SECONDS <= 0 or VIDEO_RENDER_SECONDS <= 0:
+    raise ImproperlyConfigured("VIDEO_MAX_SECONDS and VIDEO_RENDER_SECONDS must be more than 0")
 
 # Web pages: the worker fetches them through ingest/url_guard.py, which connects only to
 # public addresses. Loopback (127.0.0.0/8, ::1) can be allowed for tests and local use.

@@ -49,7 +49,7 @@ def synthesize_dialogue(
     that names another speaker or says nothing.
     """
     lines = _checked(turns)
-    engine = tts.engine_name()
+    engine = tts.engine_name(language)
     pause = bytes(round(PAUSE_SECONDS * tts.SAMPLE_RATE) * 2)
     with tempfile.TemporaryDirectory(prefix="loupe-speech-") as folder:
         pcm_path = Path(folder) / "dialogue.pcm"

@@ -22,15 +22,18 @@ from generation.documents.models import DocumentCitation, GeneratedDocument
 from generation.documents.services import (
     DocumentBusy,
     NoSuchQuestion,
+    NoSuchSlide,
     check_quiz_answer,
     delete_document,
     document_svg,
     request_document,
     retry_document,
+    revise_slide,
 )
 from generation.documents.services import table_csv as make_table_csv
 from limits.decorators import rate_limited
 from notebooks.models import Notebook
+from providers.chat import chat_available
 from retrieval.chosen_sources import source_choice
 from sharing import access
 from sharing.models import Role
@@ -76,8 +79,9 @@ def panel(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
 def create(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
     notebook = get_notebook_for_user(request, notebook_id, Role.EDITOR)
     kind = request.POST.get("kind", "")
-    # The form always sends the audio options; they mean something for an overview only.
+    # The form always sends the audio and video options; each means something for its kind.
     audio = kind == GeneratedDocument.Kind.AUDIO
+    video = kind == GeneratedDocument.Kind.VIDEO
     try:
         request_document(
             user=request.user,
@@ -87,6 +91,7 @@ def create(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
             chosen_sources=source_choice(user=request.user, notebook=notebook).searched,
             audio_format=request.POST.get("audio_format", "") if audio else "",
             length=request.POST.get("length", "") if audio else "",
+            video_format=request.POST.get("video_format", "") if video else "",
         )
     except UserFacingError as exc:
         if request.htmx:
@@ -101,7 +106,8 @@ def create(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
 @require_GET
 def document(request: HtmxHttpRequest, notebook_id: int, document_id: int) -> HttpResponse:
     notebook, shown = _get_document(request, notebook_id, document_id)
-    context = {"notebook": notebook, "document": shown}
+    # A slide is revised by the chat model: without one, the page offers no revision.
+    context = {"notebook": notebook, "document": shown, "chat_model": chat_available()}
     if request.htmx and request.GET.get("part") == "status":  # polled while it is made
         response = render(request, "generation/document.html#status", context)
         if shown.is_finished:
@@ -185,6 +191,72 @@ def audio(request: HtmxHttpRequest, notebook_id: int, document_id: int) -> FileR
         as_attachment="download" in request.GET,
         filename=_filename(shown, "mp3"),
     )
+
+
+DECK_FILES = {
+    "pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+    "pdf": "application/pdf",
+}
+
+
+@login_required
+@require_GET
+def deck_file(
+    request: HtmxHttpRequest, notebook_id: int, document_id: int, suffix: str
+) -> FileResponse:
+    """A slide deck's PPTX or PDF export."""
+    _notebook, shown = _get_document(request, notebook_id, document_id)
+    _ready(shown, GeneratedDocument.Kind.SLIDES)
+    stored = shown.pptx if suffix == "pptx" else shown.pdf
+    if not stored:
+        raise Http404("This deck has no such export.")
+    return FileResponse(
+        stored.open("rb"),
+        content_type=DECK_FILES[suffix],
+        as_attachment=True,
+        filename=_filename(shown, suffix),
+    )
+
+
+@login_required
+@require_GET
+def video(request: HtmxHttpRequest, notebook_id: int, document_id: int) -> FileResponse:
+    _notebook, shown = _get_document(request, notebook_id, document_id)
+    _ready(shown, GeneratedDocument.Kind.VIDEO)
+    if not shown.video:
+        raise Http404("This overview has no video.")
+    return FileResponse(
+        shown.video.open("rb"),
+        content_type="video/mp4",
+        as_attachment="download" in request.GET,
+        filename=_filename(shown, "mp4"),
+    )
+
+
+@login_required
+@require_POST
+@credit_required
+@rate_limited("generate")
+def revise(
+    request: HtmxHttpRequest, notebook_id: int, document_id: int, number: int
+) -> HttpResponse:
+    """One slide of a deck rewritten as the person asks; the rest of the deck stays."""
+    notebook, shown = _get_document(request, notebook_id, document_id, manage=True)
+    try:
+        revise_slide(
+            document=shown,
+            number=number,
+            instruction=request.POST.get("instruction", ""),
+            user=request.user,
+        )
+    except NoSuchSlide as exc:
+        raise Http404(str(exc)) from exc
+    except UserFacingError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, _("Slide %(number)s revised.") % {"number": number})
+    url = reverse("studio:document", args=[notebook.pk, shown.pk]) + f"#slide-{number}"
+    return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
 
 
 @login_required

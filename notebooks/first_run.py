@@ -42,10 +42,12 @@ def audio_status() -> str:
     from providers import tts
 
     try:
-        engine = tts.engine_name()
+        english, other = str(tts.engine_name("en")), str(tts.engine_name("de"))
     except tts.SpeechUnavailable as exc:
         return f"off: {exc}"
-    return f"on: {engine}"
+    if english == other:
+        return f"on: {english}"
+    return f"on: {english} for English, {other} for other languages"
 
 
 def address(host: str, port: int) -> str:

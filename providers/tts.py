@@ -1,4 +1,6 @@
-"""Text-to-speech: a speech model at an API when configured, else the local espeak-ng.
+"""Text-to-speech: a speech model at an API when configured; else, on this machine, the
+neural Piper voice for English (providers/local_voice.py) and espeak-ng for every other
+language (or where the voice package is missing).
 
 Every call writes a usage row of kind "tts", billed by the second of audio it produced.
 Whatever an engine returns (the API's WAV, or MP3 from a server that ignores the format
@@ -22,6 +24,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 
 from billing.services import record_usage
+from providers import local_voice
 from providers.errors import ProviderError
 from providers.openai_client import client, describe_error, remote_configured
 from texts import Text
@@ -76,11 +79,14 @@ def espeak_path() -> str | None:
     return shutil.which(settings.ESPEAK_BINARY)
 
 
-def engine_name() -> Text:
-    """The engine that would speak now, as people read it; SpeechUnavailable when none."""
+def engine_name(language: str = "") -> Text:
+    """The engine that would speak `language` now, as people read it; SpeechUnavailable
+    when none."""
     if remote_tts_configured():
         return Text("speech model %(model)s", model=settings.TTS_MODEL)
     if espeak_path():
+        if local_voice.speaks(language):
+            return Text("%(model)s (local)", model=local_voice.VOICE_NAME)
         return LOCAL_ENGINE_NAME
     raise SpeechUnavailable(not_available(settings.ESPEAK_BINARY))
 
@@ -120,6 +126,8 @@ def speak(text: str, *, speaker: str, language: str, user: User | None) -> Speec
     binary = espeak_path()
     if binary is None:
         raise SpeechUnavailable(not_available(settings.ESPEAK_BINARY))
+    if local_voice.speaks(language):
+        return _speak_neural(text, binary=binary, speaker=speaker, user=user)
     return _speak_local(
         text, binary=binary, variant=ESPEAK_VARIANTS[index], language=language, user=user
     )
@@ -226,6 +234,20 @@ def _speak_local(
         speech = Speech(pcm=decode_to_pcm(target.read_bytes()), model=LOCAL_MODEL_NAME, voice=voice)
     # Metered like every model call, at no cost: the admin sees what was spoken.
     record_usage(user=user, kind="tts", model=LOCAL_MODEL_NAME, seconds=round(speech.seconds, 3))
+    return speech
+
+
+def _speak_neural(text: str, *, binary: str, speaker: str, user: User | None) -> Speech:
+    pcm = local_voice.speak(
+        text, speaker=speaker, binary=binary, run_ffmpeg=run_ffmpeg, rate=SAMPLE_RATE
+    )
+    speech = Speech(pcm=pcm, model=local_voice.MODEL_NAME, voice=f"joe-{speaker}")
+    if speech.seconds < MIN_SECONDS:
+        raise ProviderError(f"The local voice gave no audio for {len(text)} characters.")
+    # Metered like every model call, at no cost.
+    record_usage(
+        user=user, kind="tts", model=local_voice.MODEL_NAME, seconds=round(speech.seconds, 3)
+    )
     return speech
 
 

@@ -452,3 +452,66 @@ function noticeText(html) {
     if (files.length) uploadAll(zone.closest("form"), files);
   });
 })();
+
+// A slide deck shown one slide at a time: the arrow keys (and Page Up/Down, Home, End) move
+// through it while the focus is in it, "Present" fills the window and Escape leaves. Without
+// JavaScript every slide is shown, one below the other.
+(function () {
+  "use strict";
+
+  function show(deck, index) {
+    const slides = deck.querySelectorAll("[data-slide]");
+    const current = Math.max(0, Math.min(slides.length - 1, index));
+    slides.forEach(function (slide, at) { slide.hidden = at !== current; });
+    deck.dataset.current = String(current);
+    const position = deck.querySelector(".deck-position");
+    if (position) position.textContent = (current + 1) + " / " + slides.length;
+    deck.querySelectorAll("[data-deck-step]").forEach(function (button) {
+      const step = Number(button.dataset.deckStep);
+      button.disabled = current + step < 0 || current + step >= slides.length;
+    });
+  }
+
+  function step(deck, by) { show(deck, Number(deck.dataset.current || 0) + by); }
+
+  function leave(deck) {
+    deck.classList.remove("deck-presenting");
+    deck.focus();
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    document.querySelectorAll("[data-deck]").forEach(function (deck) {
+      const slides = Array.from(deck.querySelectorAll("[data-slide]"));
+      const asked = slides.findIndex(function (slide) { return "#" + slide.id === location.hash; });
+      deck.classList.add("deck-js");
+      deck.querySelector(".deck-nav").hidden = false;
+      show(deck, Math.max(asked, 0));
+    });
+  });
+
+  document.addEventListener("click", function (event) {
+    const deck = event.target.closest("[data-deck]");
+    if (!deck) return;
+    const stepper = event.target.closest("[data-deck-step]");
+    if (stepper) step(deck, Number(stepper.dataset.deckStep));
+    if (event.target.closest("[data-deck-present]")) {
+      deck.classList.add("deck-presenting");
+      deck.focus();
+    }
+  });
+
+  document.addEventListener("keydown", function (event) {
+    const deck = event.target.closest && event.target.closest("[data-deck]");
+    if (!deck || event.target.matches("input, textarea, select")) return;
+    const moves = { ArrowRight: 1, ArrowDown: 1, PageDown: 1, " ": 1, ArrowLeft: -1, ArrowUp: -1, PageUp: -1 };
+    if (event.key in moves) {
+      event.preventDefault();
+      step(deck, moves[event.key]);
+    } else if (event.key === "Home" || event.key === "End") {
+      event.preventDefault();
+      show(deck, event.key === "Home" ? 0 : deck.querySelectorAll("[data-slide]").length - 1);
+    } else if (event.key === "Escape") {
+      leave(deck);
+    }
+  });
+})();

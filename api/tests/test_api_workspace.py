@@ -119,9 +119,28 @@ def test_a_studio_document_is_queued_then_read_when_ready(api, owner, notebook, 
     markdown = api.get(f"{base}/{document.pk}/markdown")
     assert markdown.status_code == 200 and markdown["Content-Type"].startswith("text/markdown")
     assert "[1]" in markdown.text and ready["citations"][0]["quote"]
-    for other in ("csv", "svg", "mp3"):  # a report has none of these
+    for other in ("csv", "svg", "mp3", "pptx", "pdf", "mp4"):  # a report has none of these
         assert api.get(f"{base}/{document.pk}/{other}").json()["code"] == "not_found"
     assert api.delete(f"{base}/{document.pk}").status_code == 204
+
+
+def test_a_slide_deck_is_fetched_as_pptx_and_pdf(api, owner, notebook, library, settings):
+    settings.CHAT_MODEL = ""
+    base = f"/api/v1/notebooks/{notebook.pk}/documents"
+    made = api.post(base, {"kind": "slides", "video_format": "brief"})  # ignored: no video
+    document = GeneratedDocument.objects.get(pk=made.json()["id"])
+    from generation.documents.services import generate_document
+
+    generate_document(document_id=document.pk)
+
+    ready = api.get(f"{base}/{document.pk}").json()
+    assert ready["status"] == "ready", ready["error"]
+    pptx = api.get(f"{base}/{document.pk}/pptx")
+    assert pptx.status_code == 200 and pptx["Content-Type"].endswith("presentationml.presentation")
+    assert b"".join(pptx.streaming_content)[:2] == b"PK"
+    pdf = api.get(f"{base}/{document.pk}/pdf")
+    assert b"".join(pdf.streaming_content)[:5] == b"%PDF-"
+    assert api.get(f"{base}/{document.pk}/mp4").json()["code"] == "not_found"
 
 
 def test_the_account_shows_credit_usage_and_the_token(api, owner, notebook, library):

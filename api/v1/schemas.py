@@ -150,7 +150,9 @@ class NoteOut(Schema):
     citations: list[CitationOut]
 
 
-DocumentKind = Literal["report", "quiz", "table", "mindmap", "infographic", "audio", "flashcards"]
+DocumentKind = Literal[
+    "report", "quiz", "table", "mindmap", "infographic", "audio", "flashcards", "slides", "video"
+]
 
 
 Language = Literal["", "en", "de", "fr", "es", "it", "nl", "pt", "pl"]
@@ -163,6 +165,9 @@ class DocumentIn(Schema):
         "", description="an audio overview's format; ignored for other kinds"
     )
     length: Literal["", "short", "default", "long"] = ""
+    video_format: Literal["", "explainer", "brief"] = Field(
+        "", description="a video overview's format; ignored for other kinds"
+    )
 
 
 class DocumentOut(Schema):

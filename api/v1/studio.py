@@ -1,5 +1,5 @@
 """Studio documents: made by a worker from the notebook's sources; their status, their data
-and their files (Markdown, CSV, SVG, MP3)."""
+and their files (Markdown, CSV, SVG, MP3, a deck's PPTX and PDF, a video's MP4)."""
 
 from __future__ import annotations
 
@@ -80,6 +80,7 @@ def add_document(request: ApiRequest, notebook_id: int, payload: DocumentIn) -> 
     notebook = get_notebook(request, notebook_id, Role.EDITOR)
     # As on the page: the audio options mean something for an overview only.
     audio = payload.kind == Kind.AUDIO
+    video = payload.kind == Kind.VIDEO
     chosen = source_choice(user=request.user, notebook=notebook).searched
     if chosen == []:
         raise ApiError(409, "no_source_chosen", "No source is chosen: choose one to generate from.")
@@ -93,6 +94,7 @@ def add_document(request: ApiRequest, notebook_id: int, payload: DocumentIn) -> 
             chosen_sources=chosen,
             audio_format=payload.audio_format if audio else "",
             length=payload.length if audio else "",
+            video_format=payload.video_format if video else "",
         )
     except UserFacingError as exc:
         raise ApiError(422, "invalid_document", str(exc), "body") from exc
@@ -174,6 +176,52 @@ def mp3(request: ApiRequest, notebook_id: int, document_id: int) -> FileResponse
     if not document.audio:
         raise ApiError(404, "not_found", "This overview has no audio.")
     return FileResponse(document.audio.open("rb"), content_type="audio/mpeg")
+
+
+PPTX = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
+
+
+def _stored(document: GeneratedDocument, field: str, content_type: str) -> FileResponse:
+    stored = getattr(document, field)
+    if not stored:
+        raise ApiError(404, "not_found", f"This {document.kind} has no such file.")
+    return FileResponse(stored.open("rb"), content_type=content_type)
+
+
+@router.get(
+    "/notebooks/{notebook_id}/documents/{document_id}/pptx",
+    response={200: None, 409: ErrorOut, **COMMON},
+    summary="A ready slide deck as PPTX, the passages each slide cites as its footnotes",
+    openapi_extra=_file_responses(PPTX),
+)
+def pptx(request: ApiRequest, notebook_id: int, document_id: int) -> FileResponse:
+    document = _document(request, notebook_id, document_id)
+    _ready(document, Kind.SLIDES)
+    return _stored(document, "pptx", PPTX)
+
+
+@router.get(
+    "/notebooks/{notebook_id}/documents/{document_id}/pdf",
+    response={200: None, 409: ErrorOut, **COMMON},
+    summary="A ready slide deck as PDF, the passages each slide cites as its footnotes",
+    openapi_extra=_file_responses("application/pdf"),
+)
+def pdf(request: ApiRequest, notebook_id: int, document_id: int) -> FileResponse:
+    document = _document(request, notebook_id, document_id)
+    _ready(document, Kind.SLIDES)
+    return _stored(document, "pdf", "application/pdf")
+
+
+@router.get(
+    "/notebooks/{notebook_id}/documents/{document_id}/mp4",
+    response={200: None, 409: ErrorOut, **COMMON},
+    summary="A ready video overview as MP4 (H.264 + AAC, 1280x720)",
+    openapi_extra=_file_responses("video/mp4"),
+)
+def mp4(request: ApiRequest, notebook_id: int, document_id: int) -> FileResponse:
+    document = _document(request, notebook_id, document_id)
+    _ready(document, Kind.VIDEO)
+    return _stored(document, "video", "video/mp4")
 
 
 @router.delete(

@@ -50,6 +50,16 @@ class Prose:
     field: str
 
 
+@dataclass(frozen=True)
+class Bullets:
+    """A kind whose claims are the strings of a list in each item of a list (a slide's
+    bullets), each carrying its own markers; an item left with none is left out."""
+
+    lists: str
+    field: str
+    name: str
+
+
 def _said(item: dict[str, Any], skip: str) -> str:
     """An item's texts and numbers but `skip`, as one sentence (a table row's cells, a
     figure's value and label, a comparison's title and bars)."""
@@ -85,7 +95,7 @@ def _quiz_says(question: dict[str, Any]) -> list[str]:
 
 # The kinds whose claims cite passages; a mind map and an audio script cite none. A kind not
 # named here keeps the checks of its own module only.
-CLAIMS: dict[str, Items | Prose] = {
+CLAIMS: dict[str, Items | Prose | Bullets] = {
     "report": Prose("markdown"),
     "quiz": Items(("questions",), "explanation", "question", _quiz_says),
     "table": Items(("rows",), "source", "row", lambda row: [_said(row, "source")]),
@@ -99,6 +109,8 @@ CLAIMS: dict[str, Items | Prose] = {
         "item",
         lambda item: [_said(item, "source")],
     ),
+    "slides": Bullets("slides", "bullets", "slide"),
+    "video": Bullets("slides", "bullets", "slide"),
 }
 
 
@@ -115,18 +127,26 @@ def cites(kind: str) -> bool:
     return kind in CLAIMS
 
 
-def accept(kind: str, data: dict[str, Any], passages: list[str]) -> Accepted:
+def accept(
+    kind: str, data: dict[str, Any], passages: list[str], *, translated: bool = False
+) -> Accepted:
     """`data` (valid against the kind's schema) with its claims attributed and the
     unsupported ones left out; InvalidOutput when most of them are unsupported, its
-    `details` saying what was wrong item by item. `passages[i]` is passage i + 1's text."""
+    `details` saying what was wrong item by item. `passages[i]` is passage i + 1's text.
+
+    `translated`: the document is written in another language than the passages, where
+    comparing words cannot tell support; a claim is then kept on the marker the model gave
+    it (its citation shows as weakly supported), and only one without a marker needs words
+    (a name, a figure) in common with a passage."""
     layout = CLAIMS.get(kind)
     if layout is None:
         return Accepted(data=data)
-    accepted = (
-        _accept_prose(data, layout.field, passages)
-        if isinstance(layout, Prose)
-        else _accept_items(data, layout, passages)
-    )
+    if isinstance(layout, Prose):
+        accepted = _accept_prose(data, layout.field, passages, translated)
+    elif isinstance(layout, Bullets):
+        accepted = _accept_bullets(data, layout, passages, translated)
+    else:
+        accepted = _accept_items(data, layout, passages, translated)
     if accepted.claims and accepted.dropped / accepted.claims > MOST_UNSUPPORTED:
         raise InvalidOutput(
             f"no passage supports {accepted.dropped} of its {accepted.claims} claims "
@@ -168,7 +188,9 @@ def _nonexistent(where: str, numbers: list[int]) -> str:
     return f"{where} cites {named}, which names no passage"
 
 
-def _accept_items(data: dict[str, Any], layout: Items, passages: list[str]) -> Accepted:
+def _accept_items(
+    data: dict[str, Any], layout: Items, passages: list[str], translated: bool
+) -> Accepted:
     accepted = Accepted(data=dict(data))
     number = 0
     for name in layout.lists:
@@ -182,6 +204,7 @@ def _accept_items(data: dict[str, Any], layout: Items, passages: list[str]) -> A
             if invalid:
                 accepted.problems.append(_nonexistent(where, invalid))
             best, supported = _best(layout.says(item), passages)
+            supported = supported or (translated and bool(valid))
             if not supported:
                 accepted.dropped += 1
                 accepted.problems.append(f"{where}: no passage supports it; left out")
@@ -195,6 +218,42 @@ def _accept_items(data: dict[str, Any], layout: Items, passages: list[str]) -> A
     return accepted
 
 
+def _accept_bullets(
+    data: dict[str, Any], layout: Bullets, passages: list[str], translated: bool
+) -> Accepted:
+    accepted = Accepted(data=dict(data))
+    kept_items: list[dict[str, Any]] = []
+    for index, item in enumerate(data.get(layout.lists) or [], start=1):
+        kept: list[str] = []
+        for bullet in item.get(layout.field) or []:
+            accepted.claims += 1
+            where = f"{layout.name} {index}'s bullet {_quoted(bullet)}"
+            valid, invalid = _markers(bullet, len(passages))
+            if invalid:
+                accepted.problems.append(_nonexistent(where, invalid))
+            claim = MARKER_RE.sub("", bullet)
+            if not terms(claim):
+                accepted.dropped += 1
+                accepted.problems.append(f"{where} says nothing; left out")
+                continue
+            best, supported = _best([claim], passages)
+            supported = supported or (translated and bool(valid))
+            if not supported:
+                accepted.dropped += 1
+                accepted.problems.append(f"{where}: no passage supports it; left out")
+                continue
+            if not valid:
+                bullet = _with_marker(bullet, best)
+                accepted.attributed.add(best)
+            kept.append(bullet)
+        if kept:
+            kept_items.append({**item, layout.field: kept})
+        else:
+            accepted.problems.append(f"{layout.name} {index} lost every bullet; left out")
+    accepted.data[layout.lists] = kept_items
+    return accepted
+
+
 def _with_marker(text: str, number: int) -> str:
     """`text` without markers, with [number] before its closing punctuation (or as the
     whole field when it held markers only)."""
@@ -204,7 +263,9 @@ def _with_marker(text: str, number: int) -> str:
     return f"{text[:cut].rstrip()} [{number}]{text[cut:]}".strip()
 
 
-def _accept_prose(data: dict[str, Any], name: str, passages: list[str]) -> Accepted:
+def _accept_prose(
+    data: dict[str, Any], name: str, passages: list[str], translated: bool
+) -> Accepted:
     written = data[name]
     attribution = attribute_sentences(written, passages)
     text = attribution.text
@@ -220,10 +281,11 @@ def _accept_prose(data: dict[str, Any], name: str, passages: list[str]) -> Accep
             continue
         accepted.claims += 1
         where = f"sentence {accepted.claims} {_quoted(sentence)}"
-        _valid, invalid = _markers(sentence, len(passages))
+        valid, invalid = _markers(sentence, len(passages))
         if invalid:
             accepted.problems.append(_nonexistent(where, invalid))
         _best_number, supported = _best([MARKER_RE.sub("", sentence)], passages)
+        supported = supported or (translated and bool(valid))
         if not supported:
             accepted.dropped += 1
             accepted.problems.append(f"{where}: no passage supports it; left out")

@@ -1,5 +1,5 @@
 """Documents Loupe makes from a notebook's sources: reports, quizzes, tables, mind maps,
-infographics, audio overviews and flashcards (the "studio")."""
+infographics, audio overviews, flashcards, slide decks and video overviews (the "studio")."""
 
 from __future__ import annotations
 
@@ -31,6 +31,8 @@ class GeneratedDocument(BackgroundWork):
         INFOGRAPHIC = "infographic", _("Infographic")
         AUDIO = "audio", _("Audio overview")
         FLASHCARDS = "flashcards", _("Flashcards")
+        SLIDES = "slides", _("Slide deck")
+        VIDEO = "video", _("Video overview")
 
     class Stage(models.TextChoices):
         NONE = "", _("None")
@@ -38,6 +40,7 @@ class GeneratedDocument(BackgroundWork):
         CONDENSING = "condensing", _("Condensing long sources")
         WRITING = "writing", _("Writing")
         SPEAKING = "speaking", _("Speaking")
+        RENDERING = "rendering", _("Rendering")
         INDEXING = "indexing", _("Indexing")
 
     class AudioFormat(models.TextChoices):
@@ -49,6 +52,10 @@ class GeneratedDocument(BackgroundWork):
         SHORT = "short", _("Short")
         DEFAULT = "default", _("Default length")
         LONG = "long", _("Long")
+
+    class VideoFormat(models.TextChoices):
+        EXPLAINER = "explainer", _("Explainer: narrated slides that walk through the sources")
+        BRIEF = "brief", _("Brief: a few narrated slides, about two minutes")
 
     class Mode(models.TextChoices):
         LLM = "llm", _("Written by the chat model")
@@ -83,6 +90,15 @@ class GeneratedDocument(BackgroundWork):
         max_length=20, choices=AudioFormat.choices, default=AudioFormat.DEEP_DIVE
     )
     length = models.CharField(max_length=10, choices=Length.choices, default=Length.DEFAULT)
+    # A slide deck's exports and a video overview's MP4 (generation/documents/decks.py,
+    # video.py), made with the document and again when a slide is revised.
+    pptx = models.FileField(upload_to=audio_upload_path, max_length=500, blank=True)
+    pdf = models.FileField(upload_to=audio_upload_path, max_length=500, blank=True)
+    video = models.FileField(upload_to=audio_upload_path, max_length=500, blank=True)
+    video_seconds = models.FloatField(null=True, blank=True)
+    video_format = models.CharField(
+        max_length=20, choices=VideoFormat.choices, default=VideoFormat.EXPLAINER
+    )
     # A model's claims that no passage supports, left out of the document
     # (generation/documents/acceptance.py).
     unsupported_dropped = models.PositiveIntegerField(default=0)

@@ -148,3 +148,10 @@ def central(
             chosen.append(sentence)
     order = {id(sentence): index for index, sentence in enumerate(candidates)}
     return sorted(chosen, key=lambda sentence: order[id(sentence)])
+
+
+def clipped(text: str, max_chars: int) -> str:
+    """`text` within `max_chars`, cut at a word."""
+    if len(text) <= max_chars:
+        return text
+    return text[: max_chars - 2].rsplit(" ", 1)[0].rstrip(" ,;:") + " …"

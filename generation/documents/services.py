@@ -39,8 +39,9 @@ from notebooks.models import Notebook
 from ops import recovery
 from ops.jobs import run_background_work
 from providers.chat import chat_available
+from providers.errors import ProviderError
 from providers.tokens import estimate_tokens
-from texts import Text, assign, message_of
+from texts import Text, assign, message_of, translated
 from texts.errors import UserFacingError
 
 logger = logging.getLogger(__name__)
@@ -72,9 +73,10 @@ def needs_a_model(kind: str) -> Text:
         name = str(GeneratedDocument.Kind(kind).label)
     return Text(
         "A %(kind)s needs a chat model: without one it would be made of sentence fragments. "
-        "Without a model the studio makes reports (each chapter's key sentences, quoted) and "
-        "mind maps (the sources' outline). Run Loupe with its local model (make run) or "
-        "configure one (OPENAI_BASE_URL and CHAT_MODEL).",
+        "Without a model the studio makes reports (each chapter's key sentences, quoted), "
+        "mind maps (the sources' outline), and slide decks and videos of those key sentences. "
+        "Run Loupe with its local model (make run) or configure one (OPENAI_BASE_URL and "
+        "CHAT_MODEL).",
         kind=Text(name),
     )
 
@@ -88,11 +90,13 @@ def request_document(
     chosen_sources: Sequence[int] | None = None,
     audio_format: str = "",
     length: str = "",
+    video_format: str = "",
 ) -> GeneratedDocument:
     """Queue a document of `kind`; `language` "" lets the sources decide; made from the
-    `chosen_sources` only (ids; None: all); an audio overview in `audio_format` at `length`
-    ("": the defaults). UserFacingError for an unknown kind, language, format or length, a
-    format or length for another kind, or no source chosen."""
+    `chosen_sources` only (ids; None: all); an audio overview in `audio_format` at `length`,
+    a video overview in `video_format` ("": the defaults). UserFacingError for an unknown
+    kind, language, format or length, a format or length for another kind, or no source
+    chosen."""
     if kind not in KINDS:
         raise UserFacingError(f"Unknown kind of document {kind!r}; use one of {', '.join(KINDS)}.")
     if language and language not in LANGUAGES:
@@ -106,6 +110,13 @@ def request_document(
         raise UserFacingError(f"Unknown length {length!r}; use one of {', '.join(lengths.values)}.")
     if (audio_format or length) and kind != GeneratedDocument.Kind.AUDIO:
         raise UserFacingError(_("A format and a length are for audio overviews only."))
+    video_formats = GeneratedDocument.VideoFormat
+    if video_format and video_format not in video_formats.values:
+        raise UserFacingError(
+            f"Unknown video format {video_format!r}; use one of {', '.join(video_formats.values)}."
+        )
+    if video_format and kind != GeneratedDocument.Kind.VIDEO:
+        raise UserFacingError(_("A video format is for video overviews only."))
     if chosen_sources is not None and not chosen_sources:
         raise UserFacingError(_("No source is ticked: tick at least one source to generate from."))
     if kind not in WITHOUT_A_MODEL and not chat_available():
@@ -121,6 +132,7 @@ def request_document(
             source_ids=None if chosen_sources is None else sorted(chosen_sources),
             audio_format=audio_format or formats.DEEP_DIVE,
             length=length or lengths.DEFAULT,
+            video_format=video_format or video_formats.EXPLAINER,
         )
         task.defer(document_id=document.pk)
     return document
@@ -145,15 +157,19 @@ def retry_document(*, document: GeneratedDocument) -> GeneratedDocument:
 
 
 def delete_document(*, document: GeneratedDocument) -> None:
-    """Remove the document, its searchable source (and chunks) and its audio file. A job
-    still queued for it finds no row and does nothing."""
+    """Remove the document, its searchable source (and chunks) and its files (audio, video,
+    a deck's exports). A job still queued for it finds no row and does nothing."""
+    files = [each for each in _files(document) if each]
     with transaction.atomic():
         if document.source_id:
             Source.objects.filter(pk=document.source_id).delete()
-        audio = document.audio.name if document.audio else ""
         document.delete()
-    if audio:
-        document.audio.storage.delete(audio)
+    for each in files:
+        each.storage.delete(each.name)
+
+
+def _files(document: GeneratedDocument) -> list[Any]:
+    return [document.audio, document.video, document.pptx, document.pdf]
 
 
 def generate_document(*, document_id: int, raise_transient: bool = False) -> GeneratedDocument:
@@ -216,10 +232,17 @@ def _make(document: GeneratedDocument) -> None:
     else:
         if document.kind not in WITHOUT_A_MODEL:  # queued while a model was configured
             raise GenerationFailed(needs_a_model(document.kind))
-        # Fixed phrases of an extractive document (its title) follow the document's
-        # language where the catalogue has them.
+        # An extractive document quotes the sources, so it is in their language whatever
+        # was asked (the studio panel says so before it is made, the page after); its fixed
+        # phrases (its title) follow that language, never another.
+        language = inputs.language
         with translation.override(language or settings.LANGUAGE_CODE):
-            data = kind.extractive(inputs, notebook_title=notebook_title)
+            if document.kind == GeneratedDocument.Kind.VIDEO:
+                data = kind.extractive(
+                    inputs, notebook_title=notebook_title, video_format=document.video_format
+                )
+            else:
+                data = kind.extractive(inputs, notebook_title=notebook_title)
         try:
             parse_data(data, kind, len(inputs.hits))
         except InvalidOutput as exc:
@@ -238,6 +261,11 @@ def _make(document: GeneratedDocument) -> None:
     language = language or detect_language(strip_markers(kind.readable(data))) or ""
     if document.kind == GeneratedDocument.Kind.AUDIO:
         _speak(document, data, language, deadline)
+    places = {fields["n"]: _place(fields["source_title"], fields["chunk"]) for fields in citations}
+    if document.kind == GeneratedDocument.Kind.SLIDES:
+        _export_deck(document, data, places)
+    if document.kind == GeneratedDocument.Kind.VIDEO:
+        _render_video(document, data, places, language, deadline)
     with transaction.atomic():
         document.citations.all().delete()
         DocumentCitation.objects.bulk_create(
@@ -278,8 +306,13 @@ def _written(
         schema = kind.schema(document.audio_format, document.length)
         instructions = kind.instructions(document.audio_format, document.length)
         max_tokens = kind.output_tokens(document.audio_format, document.length)
+    elif document.kind in DECKS:
+        schema, instructions, max_tokens = kind.prompt(document.video_format)
     system = instructions + (
-        f"\n\nWrite in {where}." if where else "\n\nWrite in the documents' language."
+        f"\n\nWrite in {where}: every field, the title and headings too, even where the "
+        "material is in another language."
+        if where
+        else "\n\nWrite in the documents' language."
     )
     output_tokens = max_tokens or OUTPUT_TOKENS.get(document.kind, DEFAULT_OUTPUT_TOKENS)
     schema_tokens = estimate_tokens(system, str(schema)) + 200
@@ -309,15 +342,18 @@ def _written(
     )
     document.report_progress(stage=GeneratedDocument.Stage.WRITING)
     passages = [hit.chunk.text for hit in inputs.hits]
+    # Written in another language than the sources: words cannot show support.
+    cross_language = bool(language and inputs.language and language != inputs.language)
 
     def take(data: dict[str, Any]) -> Accepted:
-        accepted = acceptance.accept(document.kind, data, passages)
+        accepted = acceptance.accept(document.kind, data, passages, translated=cross_language)
         if document.kind == GeneratedDocument.Kind.AUDIO and document.audio_format != "brief":
             accepted.data = acceptance.merge_turns(accepted.data)
         try:
             kind.check(accepted.data, len(passages))
         except InvalidOutput as exc:
             raise InvalidOutput(str(exc), details=accepted.problems + exc.details) from exc
+        _check_language(kind.readable(accepted.data), language)
         return accepted
 
     reply = generate_json(
@@ -332,6 +368,24 @@ def _written(
         deadline=deadline,
     )
     return reply.data, reply.model
+
+
+LANGUAGE_CHECK_WORDS = 25
+
+
+def _check_language(text: str, language: str) -> None:
+    """InvalidOutput when a model wrote in another language than the one asked for (a small
+    model given English material tends to answer in English)."""
+    text = strip_markers(text)
+    if len(text.split()) < LANGUAGE_CHECK_WORDS:
+        return  # too little to tell reliably (a mind map's labels)
+    written = detect_language(text)
+    if language and written and written != language:
+        raise InvalidOutput(
+            f"it is written in {LANGUAGES.get(written, written)}, not in "
+            f"{LANGUAGES.get(language, language)}; write every field in "
+            f"{LANGUAGES.get(language, language)}"
+        )
 
 
 def _speak(
@@ -356,6 +410,157 @@ def _speak(
     document.audio.save(f"overview-{document.pk}.mp3", ContentFile(spoken.mp3), save=False)
     document.audio_seconds = round(spoken.seconds, 2)
     assign(document, "audio_engine", spoken.engine)
+
+
+DECKS = (GeneratedDocument.Kind.SLIDES, GeneratedDocument.Kind.VIDEO)
+
+
+def _place(source_title: str, chunk: Any) -> str:
+    """Where a passage is, for a slide's footnote: "Manual, p. 12"."""
+    page = (chunk.page_label or chunk.page) if chunk is not None else None
+    return f"{source_title}, p. {page}" if page else source_title
+
+
+def _export_deck(document: GeneratedDocument, data: dict[str, Any], places: dict[int, str]) -> None:
+    """The deck's PPTX and PDF, replacing the files of an earlier making."""
+    from generation.documents import decks
+
+    document.report_progress(stage=GeneratedDocument.Stage.RENDERING)
+    for field, suffix, made in (
+        (document.pptx, "pptx", decks.pptx_bytes(data, places)),
+        (document.pdf, "pdf", decks.pdf_bytes(data, places)),
+    ):
+        if field:
+            field.delete(save=False)
+        field.save(f"slides-{document.pk}.{suffix}", ContentFile(made), save=False)
+
+
+def _render_video(
+    document: GeneratedDocument,
+    data: dict[str, Any],
+    places: dict[int, str],
+    language: str,
+    deadline: Deadline,
+) -> None:
+    """The narrated slides as an MP4; a missing speech engine or a bound passed fails the
+    document saying so, and keeps no file."""
+    from generation.documents import video
+
+    def report(done: int, total: int) -> None:
+        document.report_progress(stage=GeneratedDocument.Stage.RENDERING, done=done, total=total)
+
+    report(0, len(data["slides"]) + 1)
+    try:
+        rendered = video.render(
+            data,
+            places,
+            language=language,
+            user=document.owner,
+            remaining=deadline.remaining,
+            on_progress=report,
+        )
+    except ValueError as exc:
+        raise GenerationFailed(
+            Text("The narration cannot be spoken: %(error)s.", error=message_of(exc))
+        ) from exc
+    if document.video:
+        document.video.delete(save=False)
+    document.video.save(f"overview-{document.pk}.mp4", ContentFile(rendered.mp4), save=False)
+    document.video_seconds = round(rendered.seconds, 2)
+    assign(document, "audio_engine", rendered.engine)
+
+
+class NoSuchSlide(UserFacingError):
+    """The deck has no slide of that number."""
+
+
+REVISION_MAX_CHARS = 500
+REVISION_OUTPUT_TOKENS = 700  # one slide of five bullets and its notes, with room to spare
+
+
+def revise_slide(
+    *, document: GeneratedDocument, number: int, instruction: str, user: User
+) -> GeneratedDocument:
+    """Slide `number` (1-based) of a ready deck rewritten by the chat model as `instruction`
+    asks ("shorter", "add the figures"), from the passages the deck cites; the other slides
+    stay as they are. The new slide is checked as a deck's are (bullets no passage supports
+    left out and counted); its exports and searchable copy are made again. UserFacingError
+    for no such slide, no instruction, no chat model, or a reply invalid twice."""
+    from generation.documents.kinds import slides
+
+    if document.kind != GeneratedDocument.Kind.SLIDES or document.status != "ready":
+        raise UserFacingError(_("Only a ready slide deck has slides to revise."))
+    deck = document.data
+    if not 1 <= number <= len(deck.get("slides") or []):
+        raise NoSuchSlide(_("The deck has no slide %(number)s.") % {"number": number})
+    instruction = " ".join(instruction.split())
+    if not instruction:
+        raise UserFacingError(
+            _("Say how to revise the slide, e.g. “shorter” or “add the figures”.")
+        )
+    if len(instruction) > REVISION_MAX_CHARS:
+        raise UserFacingError(
+            _("Keep the instruction under %(count)s characters.") % {"count": REVISION_MAX_CHARS}
+        )
+    if not chat_available():
+        raise UserFacingError(
+            _("Revising a slide needs a chat model; Loupe has none configured or running.")
+        )
+    cited = list(document.citations.select_related("chunk__source").order_by("n"))
+    languages = {each.chunk.source.language for each in cited if each.chunk is not None}
+    cross_language = bool(document.language) and document.language not in languages
+    passages = [each.chunk.text if each.chunk is not None else "" for each in cited]
+    places = {each.n: _place(each.source_title, each.chunk) for each in cited}
+    blocks = [
+        f"[{each.n}] ({places[each.n]})\n{text.strip()}"
+        for each, text in zip(cited, passages, strict=True)
+        if text
+    ]
+    current = deck["slides"][number - 1]
+    where = LANGUAGES.get(document.language, document.language)
+    system = slides.REVISE_INSTRUCTIONS + (f"\n\nWrite in {where}." if where else "")
+    material = (
+        f"The deck: {deck['title']}\n\nSlide {number} now:\n"
+        f"{json.dumps(current, ensure_ascii=False)}\n\nRevise it: {instruction}\n\n"
+        "Passages:\n\n" + "\n\n".join(blocks)
+    )
+
+    def take(data: dict[str, Any]) -> Accepted:
+        accepted = acceptance.accept(
+            "slides", {"slides": [data]}, passages, translated=cross_language
+        )
+        if not accepted.data["slides"]:
+            raise InvalidOutput(
+                "no passage supports any bullet of the slide", details=accepted.problems
+            )
+        accepted.data = accepted.data["slides"][0]
+        return accepted
+
+    with usage_for(notebook_id=document.notebook_id):
+        try:
+            reply = generate_json(
+                system=system,
+                material=material,
+                schema=slides.slide_schema(),
+                name="slide",
+                user=user,
+                accept=take,
+                passages=len(passages),
+                max_tokens=REVISION_OUTPUT_TOKENS,
+                deadline=Deadline(),
+            )
+        except (GenerationFailed, ProviderError) as exc:
+            raise UserFacingError(translated(message_of(exc))) from exc
+    revised = {**deck, "slides": list(deck["slides"])}
+    revised["slides"][number - 1] = reply.data.data
+    _export_deck(document, revised, places)
+    with transaction.atomic():
+        document.content = revised
+        document.unsupported_dropped += reply.data.dropped
+        document.stage = GeneratedDocument.Stage.INDEXING
+        document.save()
+    _index(document)
+    return document
 
 
 def _index(document: GeneratedDocument) -> None:

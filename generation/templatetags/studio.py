@@ -38,6 +38,9 @@ def studio_context(notebook: Notebook) -> dict[str, Any]:
         "languages": [(code, get_language_info(code)["name_translated"]) for code in LANGUAGES],
         "audio_formats": GeneratedDocument.AudioFormat.choices,
         "lengths": GeneratedDocument.Length.choices,
+        "video_formats": GeneratedDocument.VideoFormat.choices,
+        # Without one, a document quotes the sources and cannot be in another language.
+        "chat_model": chat_available(),
     }
 
 

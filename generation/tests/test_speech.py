@@ -89,9 +89,15 @@ def test_a_failing_speech_model_fails_the_dialogue_with_its_reason(fake_openai, 
         synthesize_dialogue(SCRIPT_EN, language="en", user=owner)
 
 
-@pytest.mark.parametrize(("language", "script"), [("en", SCRIPT_EN), ("de", SCRIPT_DE)])
-def test_espeak_speaks_a_dialogue_offline_as_a_valid_mp3(
-    settings, owner, tmp_path, language, script
+@pytest.mark.parametrize(
+    ("language", "script", "engine", "model"),
+    [
+        ("en", SCRIPT_EN, "Piper voice Joe (en_US) (local)", "local/piper-joe"),
+        ("de", SCRIPT_DE, "espeak-ng (local)", "local/espeak-ng"),
+    ],
+)
+def test_a_dialogue_is_spoken_offline_as_a_valid_mp3(
+    settings, owner, tmp_path, language, script, engine, model
 ):
     settings.OPENAI_BASE_URL = ""
     settings.TTS_MODEL = ""
@@ -99,13 +105,13 @@ def test_espeak_speaks_a_dialogue_offline_as_a_valid_mp3(
 
     audio = synthesize_dialogue(script, language=language, user=owner)
 
-    assert audio.engine == "espeak-ng (local)"
+    assert audio.engine == engine
     assert is_mp3(audio.mp3)
     words = sum(len(text.split()) for _, text in script)
-    # espeak-ng speaks about 175 words a minute; allow it a wide margin either way.
-    assert words / 175 * 60 * 0.6 < audio.seconds < words / 175 * 60 * 1.6
+    # Both voices speak about 150-175 words a minute; allow a wide margin either way.
+    assert words / 175 * 60 * 0.6 < audio.seconds < words / 150 * 60 * 1.6
     assert decoded_seconds(audio.mp3, tmp_path) == pytest.approx(audio.seconds, abs=0.06)
-    rows = Usage.objects.filter(kind="tts", model="local/espeak-ng")
+    rows = Usage.objects.filter(kind="tts", model=model)
     assert rows.count() == len(script)
     spoken = sum(float(row.seconds) for row in rows)
     assert audio.seconds == pytest.approx(spoken + (len(script) - 1) * PAUSE_SECONDS, abs=0.1)

@@ -139,6 +139,9 @@ OWNER_MAY_GET_404 = {
     "studio:svg": "the walk's document is a report; only mind maps and infographics draw",
     "studio:audio": "the walk's document is a report; only an audio overview has sound",
     "studio:quiz_answer": "the walk's document is a report; only a quiz has questions",
+    "studio:pptx": "the walk's document is a report; only a ready slide deck is exported",
+    "studio:pdf": "the walk's document is a report; only a ready slide deck is exported",
+    "studio:video": "the walk's document is a report; only a video overview has an MP4",
 }
 
 

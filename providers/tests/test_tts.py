@@ -150,11 +150,12 @@ def local_only(settings):
     return settings
 
 
+# English has a neural voice (test_local_voice.py); espeak-ng speaks the other languages.
 @pytest.mark.parametrize(
     ("language", "text"),
     [
-        ("en", "Good morning. Today we talk about the history of the printing press."),
         ("de", "Guten Morgen. Heute sprechen wir über die Geschichte des Buchdrucks."),
+        ("fr", "Bonjour. Aujourd'hui nous parlons de l'histoire de l'imprimerie."),
     ],
 )
 def test_espeak_speaks_in_two_voices_without_network(local_only, owner, language, text):
@@ -206,7 +207,8 @@ def test_without_a_model_or_espeak_the_error_says_what_to_configure(settings, ow
 def test_the_engine_is_named_for_people(fake_openai, settings):
     assert tts.engine_name() == "speech model fake-tts"
     settings.TTS_MODEL = ""
-    assert tts.engine_name() == "espeak-ng (local)"
+    assert tts.engine_name("de") == "espeak-ng (local)"
+    assert tts.engine_name("en") == "Piper voice Joe (en_US) (local)"
 
 
 def test_an_unpriced_tts_model_stops_the_start_up_check(fake_openai, settings):

@@ -12,7 +12,9 @@ from generation.documents.kinds import (
     mindmap,
     quiz,
     report,
+    slides,
     table,
+    video,
 )
 
 KINDS: dict[str, ModuleType] = {
@@ -23,14 +25,17 @@ KINDS: dict[str, ModuleType] = {
     "infographic": infographic,
     "audio": audio,
     "flashcards": flashcards,
+    "slides": slides,
+    "video": video,
 }
 
 
 # What the studio makes without a chat model, from the sources' own words and structure: a
-# report of each chapter's key sentences, quoted, and a mind map of the sources' outline.
-# Every other kind would be made of sentence fragments ("Usually this" as a quiz answer, a
-# "debate" of stitched quotes); a junk document is worse than none, so they need a model.
-WITHOUT_A_MODEL = ("report", "mindmap")
+# report of each chapter's key sentences, quoted, a mind map of the sources' outline, and a
+# deck of the same key sentences, a slide per chapter (also narrated as a video). Every other
+# kind would be made of sentence fragments ("Usually this" as a quiz answer, a "debate" of
+# stitched quotes); a junk document is worse than none, so they need a model.
+WITHOUT_A_MODEL = ("report", "mindmap", "slides", "video")
 
 
 def offered(*, with_a_model: bool) -> list[str]:

@@ -11,6 +11,7 @@ from generation.documents.kinds import KINDS
 from generation.documents.models import GeneratedDocument
 from generation.documents.services import LANGUAGES, request_document, wait_for_document
 from ops.waiting import GaveUp
+from providers.chat import chat_available
 from retrieval.chosen_sources import parse_source_ids, source_choice
 from sharing import access
 from sharing.models import Role
@@ -19,9 +20,9 @@ from texts.errors import UserFacingError
 
 class Command(BaseCommand):
     help = (
-        "Generate one document (report, quiz, table, mind map, infographic, audio overview or "
-        "flashcards) from a notebook's sources and wait for it (with no worker running, its "
-        "job runs here). Exit status 1 when it failed."
+        "Generate one document (report, quiz, table, mind map, infographic, audio overview, "
+        "flashcards, slide deck or video overview) from a notebook's sources and wait for it "
+        "(with no worker running, its job runs here). Exit status 1 when it failed."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -37,10 +38,13 @@ class Command(BaseCommand):
         parser.add_argument(
             "--format",
             dest="audio_format",
-            choices=list(GeneratedDocument.AudioFormat.values),
+            choices=sorted(
+                {*GeneratedDocument.AudioFormat.values, *GeneratedDocument.VideoFormat.values}
+            ),
             default="",
             help="an audio overview's format: deep_dive (two hosts, the default), brief (one "
-            "voice, about two minutes) or debate (two hosts take sides)",
+            "voice, about two minutes) or debate (two hosts take sides); a video overview's: "
+            "explainer (the default) or brief",
         )
         parser.add_argument(
             "--length",
@@ -80,17 +84,25 @@ class Command(BaseCommand):
             chosen = source_choice(user=user, notebook=notebook).searched
             if options["sources"] is not None:
                 chosen = parse_source_ids(options["sources"], notebook=notebook)
+            video = options["kind"] == GeneratedDocument.Kind.VIDEO
             document = request_document(
                 user=user,
                 notebook=notebook,
                 kind=options["kind"],
                 language=options["language"],
                 chosen_sources=chosen,
-                audio_format=options["audio_format"],
+                audio_format="" if video else options["audio_format"],
+                video_format=options["audio_format"] if video else "",
                 length=options["length"],
             )
         except UserFacingError as exc:
             raise CommandError(str(exc)) from exc
+        if options["language"] and not chat_available():
+            # Said before it is made, as the studio panel does.
+            self.stderr.write(
+                "No chat model: the document quotes the sources and stays in their language; "
+                f"--language {options['language']} cannot be honoured."
+            )
         try:
             document = wait_for_document(document.pk, idle_seconds=options["give_up_after"])
         except GaveUp as exc:
@@ -123,6 +135,17 @@ class Command(BaseCommand):
         }
         if document.kind == GeneratedDocument.Kind.AUDIO:
             result |= {"format": document.audio_format, "length": document.length}
+        if document.kind == GeneratedDocument.Kind.SLIDES:
+            result |= {
+                "pptx": document.pptx.path if document.pptx else None,
+                "pdf": document.pdf.path if document.pdf else None,
+            }
+        if document.kind == GeneratedDocument.Kind.VIDEO:
+            result |= {
+                "format": document.video_format,
+                "mp4": document.video.path if document.video else None,
+                "seconds": document.video_seconds,
+            }
         if options["json"]:
             self.stdout.write(json.dumps(result, ensure_ascii=False))
         elif document.status == GeneratedDocument.Status.READY:
@@ -132,6 +155,9 @@ class Command(BaseCommand):
             )
             if isinstance(content, str):
                 self.stdout.write(content)
+            for each in (document.pptx, document.pdf, document.video):
+                if each:
+                    self.stdout.write(each.path)
             placed = sum(1 for cited in document.citations.all() if cited.attributed)
             if placed:
                 self.stdout.write(f"{placed} citations placed by Loupe, not the model.")

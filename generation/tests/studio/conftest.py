@@ -68,6 +68,55 @@ def is_mp3(data: bytes) -> bool:
     return data[:3] == b"ID3" or (data[0] == 0xFF and data[1] & 0xE0 == 0xE0)
 
 
+def deck_slide(heading: str, *bullets: str, notes: str = "") -> dict:
+    return {"heading": heading, "bullets": list(bullets), "notes": notes or f"About {heading}."}
+
+
+# Six slides of three bullets, each a sentence of the sources with the marker of its passage.
+DECK = {
+    "title": "Herons and night trains",
+    "slides": [
+        deck_slide(
+            "Grey herons",
+            "Grey herons live along rivers, lakes and coasts across Europe and Asia [1].",
+            "The population in Britain grew by 25 % between 1990 and 2020 [1].",
+            "A grey heron stands about 95 cm tall and weighs up to 2 kg [2].",
+            notes="Grey herons are large birds of rivers and coasts.",
+        ),
+        deck_slide(
+            "Breeding",
+            "Herons breed in colonies called heronries, often high in tall trees [3].",
+            "The largest British heronry held 200 nests in 2019 [3].",
+            "Each pair lays three to five eggs in March [3].",
+        ),
+        deck_slide(
+            "Heron figures",
+            "A grey heron weighs up to 2 kg [2].",
+            "The largest British heronry held 200 nests [3].",
+            "Each pair lays three to five eggs [3].",
+        ),
+        deck_slide(
+            "Night trains",
+            "The night train from Vienna to Hamburg leaves at 20:15 [5].",
+            "It arrives the next morning [5].",
+            "In 2016 the Austrian railway bought the sleeper services that Germany gave up [5].",
+        ),
+        deck_slide(
+            "Passengers",
+            "Passenger numbers rose to 1.4 million a year by 2019 [6].",
+            "The Austrian railway bought the sleeper services in 2016 [5].",
+            "The night train from Vienna arrives in Hamburg the next morning [5].",
+        ),
+        deck_slide(
+            "Comfort",
+            "Sleeper cabins hold one to three beds and include breakfast [7].",
+            "Couchettes are cheaper [7].",
+            "Couchettes have four or six berths per compartment [7].",
+        ),
+    ],
+}
+
+
 REPLIES = {
     "report": {
         "title": "Herons and night trains",
@@ -123,4 +172,5 @@ REPLIES = {
             }
         ],
     },
+    "slides": DECK,
 }

@@ -47,7 +47,7 @@ def test_a_script_from_the_chat_model_is_spoken_by_two_voices_into_an_mp3(
 @pytest.mark.skipif(
     __import__("shutil").which("espeak-ng") is None, reason="espeak-ng is not installed"
 )
-def test_without_a_speech_model_the_script_is_spoken_by_espeak(
+def test_without_a_speech_model_an_english_script_is_spoken_by_the_local_english_voice(
     fake_openai, settings, studio_sources, make_document
 ):
     settings.TTS_MODEL = ""
@@ -56,7 +56,7 @@ def test_without_a_speech_model_the_script_is_spoken_by_espeak(
     document = make_document("audio")
 
     assert document.status == GeneratedDocument.Status.READY, document.error
-    assert document.audio_engine.startswith("espeak-ng")
+    assert document.audio_engine.startswith("Piper voice Joe")  # the sources are English
     assert is_mp3(document.audio.read())
     assert document.audio_seconds > 3
     assert not fake_openai.speech_requests

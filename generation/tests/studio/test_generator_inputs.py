@@ -149,8 +149,8 @@ def test_the_language_follows_the_sources_unless_the_user_picks_one(
 
     system = fake_openai.chat_requests[0].body["messages"][0]["content"]
     if language:
-        assert "Write in German." in system
+        assert "Write in German: every field" in system
         assert document.language == "de"
     else:
-        assert "Write in English." in system
+        assert "Write in English: every field" in system
         assert document.language == "en"
