@@ -142,8 +142,9 @@ appear in the material). Keep the material's language. Notes only, no introducti
 def prompt_budget(output_tokens: int) -> int:
     """The most a generator's prompt may hold (estimated tokens): GENERATION_INPUT_TOKENS,
     and within the model's context (CHAT_CONTEXT_TOKENS, a local model's own) room for its
-    reply and, for a repair call, the reply it repairs."""
-    room = settings.CHAT_CONTEXT_TOKENS - 2 * output_tokens - CONTEXT_MARGIN_TOKENS
+    reply. (A repair call that would not fit with the reply it repairs is sent without it:
+    structured.generate_json.)"""
+    room = settings.CHAT_CONTEXT_TOKENS - output_tokens - CONTEXT_MARGIN_TOKENS
     return min(settings.GENERATION_INPUT_TOKENS, room)
 
 

@@ -144,10 +144,18 @@ def generate_json(
         return StructuredReply(taken(reply), reply.model, repaired=False)
     except InvalidOutput as exc:
         first_error = exc
-    messages += [
+    repair = repair_message(first_error, passages=passages)
+    with_reply = [
         {"role": "assistant", "content": reply.text},
-        {"role": "user", "content": repair_message(first_error, passages=passages)},
+        {"role": "user", "content": repair},
     ]
+    contents = [message["content"] for message in messages + with_reply]
+    if estimate_tokens(*contents) <= budget:
+        messages += with_reply
+    else:
+        # The reply and a second one do not both fit the model's context: the second try
+        # is told what was wrong, item by item, without the reply itself.
+        messages[1] = {"role": "user", "content": f"{material}\n\n{repair}"}
     reply = ask(0.0)
     try:
         return StructuredReply(taken(reply), reply.model, repaired=True)

@@ -109,5 +109,5 @@ def test_without_a_model_the_studio_offers_only_what_it_makes_well_and_says_why(
     offered = re.findall(
         r'<option value="(\w+)">', page.split('id="studio-kind"')[1].split("</select>")[0]
     )
-    assert offered == ["report", "mindmap"]
+    assert offered == ["report", "mindmap", "slides", "video"]
     assert "need a chat model" in page and "Quiz" in page.split("studio-model-free")[1]

@@ -103,7 +103,7 @@ def test_a_notebook_too_long_for_one_prompt_is_condensed_group_by_group(
         assert estimate_tokens(*texts) <= settings.GENERATION_INPUT_TOKENS
 
 
-def test_a_prompt_leaves_room_in_the_models_context_for_the_reply_and_a_repair(
+def test_a_prompt_leaves_room_in_the_models_context_for_the_reply(
     fake_openai, settings, notebook, add_ready_source, make_document
 ):
     """A local model's context (CHAT_CONTEXT_TOKENS) is smaller than GENERATION_INPUT_TOKENS:
@@ -111,7 +111,7 @@ def test_a_prompt_leaves_room_in_the_models_context_for_the_reply_and_a_repair(
     settings.CHUNK_TOKENS, settings.CHUNK_OVERLAP_TOKENS = 60, 5
     text = " ".join(f"Fact {i}: the lake holds {i * 7} herons." for i in range(200))
     add_ready_source(notebook, text.encode(), "lake.txt")
-    settings.GENERATION_INPUT_TOKENS, settings.CHAT_CONTEXT_TOKENS = 6000, 5000
+    settings.GENERATION_INPUT_TOKENS, settings.CHAT_CONTEXT_TOKENS = 6000, 3000
     notes = iter(f"The lake holds many herons [{n}]." for n in range(1, 99))
     lakes = reply({"title": "R", "markdown": "The lake holds many herons [1]."})
     fake_openai.chat_reply_for = lambda body: lakes if body.get("response_format") else next(notes)
@@ -125,7 +125,7 @@ def test_a_prompt_leaves_room_in_the_models_context_for_the_reply_and_a_repair(
     assert condense  # the passages alone fit GENERATION_INPUT_TOKENS, not the context
     for request in fake_openai.chat_requests:
         texts = [message["content"] for message in request.body["messages"]]
-        room = settings.CHAT_CONTEXT_TOKENS - 2 * request.body["max_tokens"]
+        room = settings.CHAT_CONTEXT_TOKENS - request.body["max_tokens"]
         assert estimate_tokens(*texts) <= room
 
 

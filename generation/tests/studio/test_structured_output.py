@@ -28,6 +28,27 @@ def test_invalid_json_is_repaired_by_one_more_call_that_is_shown_the_error(
     assert Usage.objects.filter(kind="chat").count() == 2
 
 
+def test_a_repair_that_would_not_fit_the_context_beside_the_reply_is_sent_without_it(
+    fake_openai, settings, studio_sources, make_document
+):
+    from providers.tokens import estimate_tokens
+
+    settings.CHAT_CONTEXT_TOKENS = 4000  # a table's reply may take 1600 of them
+    long_garbage = "Here are the figures: " + "heron " * 1500
+    fake_openai.chat_replies += [long_garbage, reply(GOOD_TABLE)]
+
+    document = make_document("table")
+
+    assert document.status == GeneratedDocument.Status.READY, document.error
+    first, repair = fake_openai.chat_requests
+    assert [message["role"] for message in repair.body["messages"]] == ["system", "user"]
+    told = repair.body["messages"][1]["content"]
+    assert told.startswith(first.body["messages"][1]["content"]) and "not JSON" in told
+    for request in (first, repair):
+        texts = [message["content"] for message in request.body["messages"]]
+        assert estimate_tokens(*texts) + request.body["max_tokens"] <= 4000
+
+
 def test_json_of_the_wrong_shape_is_repaired_with_what_is_wrong(
     fake_openai, studio_sources, make_document
 ):
