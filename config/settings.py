@@ -83,6 +83,8 @@ INSTALLED_APPS = [
     "limits",
     "library",
     "notebooks",
+    # The facts a person asked the chat to remember (/remember, memory/commands.py).
+    "memory",
     "ingest",
     "retrieval",
     "generation",

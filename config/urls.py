@@ -14,6 +14,8 @@ urlpatterns = [
     path("login/", ThrottledLoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("notebooks/", include("notebooks.urls")),
+    # The facts a person asked the chat to remember, on the notebook page: namespace "memory".
+    path("notebooks/<int:notebook_id>/memory/", include("memory.urls")),
     # Generated documents (reports, quizzes, …) of a notebook: namespace "studio".
     path("notebooks/<int:notebook_id>/studio/", include("generation.urls")),
     path("usage/", include("billing.urls")),

@@ -20,6 +20,8 @@ from generation.models import AttributedCitation
 from generation.rewrite import standalone_query
 from generation.verification import best_support, verify_citations
 from library.models import Source
+from memory import commands as memory_commands
+from memory.services import facts_to_give
 from notebooks.models import Citation, Conversation, Message, Notebook
 from providers.chat import chat_available, chat_stream
 from providers.tokens import estimate_tokens
@@ -249,6 +251,7 @@ class _Prepared:
     search_query: str = ""  # the rewritten follow-up the search used; "": the question
     chosen_sources: Sequence[int] | None = None  # the ids searched; None: all
     retrieved: Retrieved | None = None
+    memories: list[str] = field(default_factory=list)  # the asker's facts the model was given
 
     def store_reply(self, text: str, model: str) -> Answer:
         """Give the sentences the model left uncited the marker of a passage that supports
@@ -267,6 +270,7 @@ class _Prepared:
                 model,
                 self.search_query,
                 chosen_sources=self.chosen_sources,
+                memories=self.memories,
             )
         text = move_opening_markers(text)
         attribution = attribute_sentences(text, [hit.chunk.text for hit in self.hits])
@@ -289,6 +293,7 @@ class _Prepared:
             self.search_query,
             attributed={mapped.order.index(number) + 1 for number in attribution.attributed},
             chosen_sources=self.chosen_sources,
+            memories=self.memories,
         )
 
     def _quoted(self, model: str) -> Answer:
@@ -322,6 +327,7 @@ class _Prepared:
             model,
             self.search_query,
             chosen_sources=self.chosen_sources,
+            memories=self.memories,
         )
 
 
@@ -338,6 +344,7 @@ def _prepare(
     question = question.strip()
     if not question:
         raise QuestionRefused(_("The question is empty."))
+    command = memory_commands.parse(question)
     history = _history(conversation)
 
     # Refusals and extractive answers come without a rewrite: before the search, or with no
@@ -356,6 +363,11 @@ def _prepare(
             chosen_sources=chosen_sources,
         )
         return _Prepared(notebook, conversation, question, hits, [], user, answer=answer)
+
+    if command is not None:
+        # Answered by Loupe, whatever the sources: a MemoryRefused says what to write instead.
+        reply = memory_commands.run(command, user=user, notebook=notebook)
+        return answered(reply, Message.Mode.COMMAND, [], [])
 
     sources = list(
         access.notebook_sources(notebook) if notebook_sources is None else notebook_sources
@@ -419,7 +431,11 @@ def _prepare(
         return answered(mapped.text, Message.Mode.EXTRACTIVE, hits, mapped.order)
 
     documents = [(source.get_kind_display(), source.title) for source in ready]
-    messages = [{"role": "system", "content": chat_style.system_prompt(notebook)}]
+    memories = facts_to_give(user=user, notebook=notebook)
+    system = chat_style.system_prompt(notebook)
+    if memories:
+        system += "\n\n" + prompts.memory_section(memories)
+    messages = [{"role": "system", "content": system}]
     messages += [{"role": turn.role, "content": turn.content} for turn in history]
     hits, passages = _fit_context(hits, messages, question=question, documents=documents)
     user_prompt = prompts.build_user_prompt(
@@ -436,6 +452,7 @@ def _prepare(
         search_query=search_query,
         chosen_sources=chosen_sources,
         retrieved=retrieved,
+        memories=memories,
     )
 
 
@@ -514,6 +531,10 @@ def _history(conversation: Conversation | None) -> list[Message]:
     while True:
         turns = list(newest_first[start : start + _HISTORY_SLICE])
         for turn in turns:
+            if turn.mode == Message.Mode.COMMAND or (
+                turn.role == Message.Role.USER and memory_commands.parse(turn.content)
+            ):
+                continue  # a memory command and its reply are no context for an answer
             budget -= estimate_tokens(turn.content)
             if budget < 0:
                 return kept[::-1]
@@ -537,6 +558,7 @@ def _store(
     attributed: set[int] | None = None,
     *,
     chosen_sources: Sequence[int] | None = None,
+    memories: Sequence[str] = (),
 ) -> Answer:
     """Store the question and the answer with its citations; `attributed`: the numbers of
     the citations Loupe placed, not the model (citations.attribute_sentences)."""
@@ -556,6 +578,7 @@ def _store(
             mode=mode,
             model=model,
             source_ids=None if chosen_sources is None else sorted(chosen_sources),
+            memories=list(memories),
         )
         cited = {n: hits[number - 1] for n, number in enumerate(order, start=1)}
         supports = verify_citations(text, {n: hit.chunk.text for n, hit in cited.items()})

@@ -119,6 +119,7 @@ SITE_PARAMETERS = {
     "note_id": lambda world, route: world.note.pk,
     "note_citation_id": lambda world, route: world.note_citation.pk,
     "token_id": lambda world, route: world.token.pk,
+    "memory_id": lambda world, route: world.memory.pk,
 }
 
 
@@ -159,6 +160,7 @@ class World:
     note_citation: NoteCitation
     token: object  # a personal access token of the owner's (api/)
     token_secret: str
+    memory: object  # a fact the owner asked the chat to remember (memory/)
 
 
 def build_world(owner, outsider) -> World:
@@ -230,7 +232,13 @@ def build_world(owner, outsider) -> World:
     from api.tokens import create_token
 
     made = create_token(user=owner, name=f"Token for {SECRET}s {MARKUP}", scope="write")
+    from memory.models import Memory
+
+    memory = Memory.objects.create(
+        user=owner, notebook=notebook, text=f"I study {SECRET}s {MARKUP}"
+    )
     return World(
+        memory=memory,
         token=made.token,
         token_secret=made.secret,
         note=note,
@@ -288,6 +296,7 @@ def hostile_data(world: World) -> dict:
         "goal": "custom",
         "length": "longer",
         "instructions": "Intruder instructions.",
+        "text": "Intruder fact.",
     }
 
 
@@ -308,6 +317,7 @@ def hostile_json(world: World) -> dict:
         "role": "editor",
         "model": f"notebook-{world.notebook.pk}",
         "messages": [{"role": "user", "content": "What does the other notebook say?"}],
+        "text": "Intruder fact.",
     }
 
 
