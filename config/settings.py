@@ -85,6 +85,8 @@ INSTALLED_APPS = [
     "notebooks",
     # The facts a person asked the chat to remember (/remember, memory/commands.py).
     "memory",
+    # Each question's times, cost, refusal and citations, and the pages that chart them.
+    "analytics",
     "ingest",
     "retrieval",
     "generation",
@@ -460,6 +462,8 @@ if WAIT_IDLE_SECONDS <= 0:
 # Finished jobs are deleted after this many hours; failed, cancelled or aborted ones later.
 JOBS_KEEP_HOURS = env_int("JOBS_KEEP_HOURS", 72, minimum=1)
 JOBS_KEEP_FAILED_HOURS = env_int("JOBS_KEEP_FAILED_HOURS", 720, minimum=1)
+# The question log (analytics/) is personal data: each question is deleted after this many days.
+QUESTION_LOG_DAYS = env_int("QUESTION_LOG_DAYS", 90, minimum=1)
 # /healthz reports unhealthy when no worker has sent a heartbeat for this long.
 HEALTH_WORKER_SECONDS = env_int("HEALTH_WORKER_SECONDS", 60, minimum=15)
 # Client addresses (a monitoring host) to which /healthz shows its backlog counts, as it

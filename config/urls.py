@@ -19,6 +19,8 @@ urlpatterns = [
     # Generated documents (reports, quizzes, …) of a notebook: namespace "studio".
     path("notebooks/<int:notebook_id>/studio/", include("generation.urls")),
     path("usage/", include("billing.urls")),
+    # Each question's figures: a notebook's page and the site's (analytics/).
+    path("", include("analytics.urls")),
     # The library page (library/) and the preferences (preferences/).
     path("", include("library.urls")),
     # Sharing notebooks and the public library (sharing/urls.py).

@@ -11,6 +11,7 @@ from django.contrib.auth.models import User
 from django.db import connection, transaction
 from django.utils.translation import gettext as _
 
+from analytics.services import Timing, log_question
 from billing.models import Usage
 from billing.services import deferred_usage, require_credit, usage_for
 from generation import chat_style, extractive, not_covered, prompts
@@ -100,6 +101,7 @@ def answer_question(
     """
     if not credit_checked:
         require_credit(user)
+    timing = Timing()
     with usage_for(notebook_id=notebook.pk) as billed:
         answer = _answer_question(
             user=user,
@@ -109,9 +111,22 @@ def answer_question(
             source=source,
             chosen_sources=chosen_sources,
             notebook_sources=notebook_sources,
+            timing=timing,
         )
     billed.attach(message_id=answer.message.pk)
+    _log(answer, user=user, notebook=notebook, timing=timing)
     return answer
+
+
+def _log(answer: Answer, *, user: User, notebook: Notebook, timing: Timing) -> None:
+    log_question(
+        user=user,
+        notebook=notebook,
+        question=answer.question,
+        answer=answer.message,
+        citations=answer.citations,
+        timing=timing,
+    )
 
 
 def stream_answer(
@@ -148,6 +163,7 @@ def stream_answer(
     # reader may advance this generator from another context (sync_to_async does).
     # The question's embedding (and rewrite) are billed once the chat request has gone out,
     # while the model thinks (deferred_usage): their rows are not on the way to its first token.
+    timing = Timing()
     with usage_for(notebook_id=notebook.pk) as billed, deferred_usage():
         prepared = _prepare(
             user=user,
@@ -157,6 +173,7 @@ def stream_answer(
             source=source,
             chosen_sources=chosen_sources,
             notebook_sources=notebook_sources,
+            timing=timing,
         )
         stream = (
             None
@@ -169,6 +186,7 @@ def stream_answer(
             yield passages
         assert prepared.answer is not None
         billed.attach(message_id=prepared.answer.message.pk)
+        _log(prepared.answer, user=user, notebook=notebook, timing=timing)
         yield prepared.answer.message.content
         yield prepared.answer
         return
@@ -176,7 +194,9 @@ def stream_answer(
     yield passages
     _release_connection()
     try:
-        yield from stream
+        for delta in stream:
+            timing.mark_first_word()
+            yield delta
     finally:
         stream.close()  # writes the usage row now if the reader stopped early
         if stream.usage is not None:
@@ -185,6 +205,7 @@ def stream_answer(
     assert stream.usage is not None  # written when the stream ended
     billed.usage_ids.append(stream.usage.pk)
     billed.attach(message_id=answer.message.pk)
+    _log(answer, user=user, notebook=notebook, timing=timing)
     yield answer
 
 
@@ -206,6 +227,7 @@ def _answer_question(
     source: Source | None = None,
     chosen_sources: Sequence[int] | None = None,
     notebook_sources: Sequence[Source] | None = None,
+    timing: Timing | None = None,
 ) -> Answer:
     """Answer from the notebook's sources and store the question, answer and citations.
 
@@ -220,6 +242,7 @@ def _answer_question(
         source=source,
         chosen_sources=chosen_sources,
         notebook_sources=notebook_sources,
+        timing=timing,
     )
     if prepared.answer is not None:
         return prepared.answer
@@ -230,7 +253,8 @@ def _answer_question(
     stream = chat_stream(prepared.messages, user=user, max_tokens=settings.CHAT_ANSWER_TOKENS)
     try:
         for _delta in stream:
-            pass
+            if timing is not None:
+                timing.mark_first_word()
     finally:
         stream.close()
     return prepared.store_reply(stream.text, stream.model)
@@ -340,6 +364,7 @@ def _prepare(
     source: Source | None,
     chosen_sources: Sequence[int] | None = None,
     notebook_sources: Sequence[Source] | None = None,
+    timing: Timing | None = None,
 ) -> _Prepared:
     question = question.strip()
     if not question:
@@ -405,6 +430,8 @@ def _prepare(
         sources=chosen_sources,
         assess=judged,
     )
+    if timing is not None:
+        timing.mark_retrieved()
     hits, coverage = retrieved.hits, retrieved.coverage
     if hits and coverage is not None and not coverage.covered:
         # The passages are kept with the answer (not cited): `evaluate --pages` scores them.

@@ -4,8 +4,9 @@ Every statement before the chat request is time the reader waits for the first w
 (bench/stream_overhead.py). These counts are what the checks need: the
 session and the user, the credit (once), the rate limit (one statement), the notebook
 (and the conversation with its history), its sources with the asker's choice of them (one
-statement), the active embedding model, the search and the asker's remembered facts. The question's usage row and debit
-are written after the chat request, while the model thinks (billing.services.deferred_usage).
+statement), the active embedding model, the search and the asker's remembered facts. The
+question's usage row and debit are written after the chat request, while the model thinks
+(billing.services.deferred_usage).
 A new statement here must earn its place: raise the pin only with a reason.
 """
 

@@ -97,6 +97,8 @@ RIGHTS = {
     "memory:add": "editor",
     "memory:change": "rememberer",
     "memory:forget": "rememberer",
+    # Who may ask there sees what was asked.
+    "analytics:notebook": "editor",
 }
 ALLOWED = {
     "viewer": {"owner", "editor", "viewer"},
