@@ -6,6 +6,7 @@ import sys
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -213,6 +214,7 @@ WHITENOISE_USE_FINDERS = DEBUG or not PRODUCTION
 # instead of MEDIA_ROOT, so web and workers on several machines share them. Credentials come
 # from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (boto3 reads them from the environment).
 S3_BUCKET = env_str("S3_BUCKET")
+S3_URL_EXPIRE_SECONDS = env_int("S3_URL_EXPIRE_SECONDS", 3600, minimum=60)
 if S3_BUCKET:
     STORAGES["default"] = {
         "BACKEND": "storages.backends.s3.S3Storage",
@@ -224,10 +226,24 @@ if S3_BUCKET:
             # Files are private: links are signed and expire.
             "default_acl": None,
             "querystring_auth": True,
-            "querystring_expire": env_int("S3_URL_EXPIRE_SECONDS", 3600, minimum=60),
+            "querystring_expire": S3_URL_EXPIRE_SECONDS,
             "file_overwrite": False,
+            # SigV4 (every region takes it): a direct upload's signed PUT covers its
+            # Content-Type and Content-Length headers (ingest/direct_uploads.py).
+            "signature_version": "s3v4",
         },
     }
+
+# Where the browser puts a direct upload (ingest/direct_uploads.py): the endpoint's origin,
+# else AWS's; the page's Content-Security-Policy allows it.
+S3_ORIGINS: list[str] = []
+if S3_BUCKET:
+    _endpoint = urlsplit(env_str("S3_ENDPOINT_URL"))
+    S3_ORIGINS = (
+        [f"{_endpoint.scheme}://{_endpoint.netloc}"]
+        if _endpoint.netloc
+        else ["https://*.amazonaws.com"]
+    )
 
 # Uploads: the whole file is read to hash it, so cap it.
 UPLOAD_MAX_BYTES = env_int("UPLOAD_MAX_BYTES", 100 * 1024 * 1024, minimum=1)
@@ -480,7 +496,8 @@ CONTENT_SECURITY_POLICY = {
         "style-src": ["'self'"],
         "img-src": ["'self'", "data:", "blob:"],
         "media-src": ["'self'", "blob:"],
-        "connect-src": ["'self'"],
+        # With S3, the browser puts uploads straight into the bucket (direct_uploads.py).
+        "connect-src": ["'self'", *S3_ORIGINS],
         "font-src": ["'self'"],
         "object-src": ["'none'"],
         "base-uri": ["'self'"],

@@ -14,6 +14,8 @@ urlpatterns = [
     path("login/", ThrottledLoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("notebooks/", include("notebooks.urls")),
+    # Direct uploads to S3: reserve, then confirm (ingest/direct_uploads.py).
+    path("notebooks/<int:notebook_id>/uploads/", include("ingest.urls")),
     # The facts a person asked the chat to remember, on the notebook page: namespace "memory".
     path("notebooks/<int:notebook_id>/memory/", include("memory.urls")),
     # Generated documents (reports, quizzes, …) of a notebook: namespace "studio".

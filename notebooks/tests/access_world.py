@@ -120,6 +120,7 @@ SITE_PARAMETERS = {
     "note_citation_id": lambda world, route: world.note_citation.pk,
     "token_id": lambda world, route: world.token.pk,
     "memory_id": lambda world, route: world.memory.pk,
+    "reservation_id": lambda world, route: world.reservation.pk,
 }
 
 
@@ -140,6 +141,8 @@ OWNER_MAY_GET_404 = {
     "studio:svg": "the walk's document is a report; only mind maps and infographics draw",
     "studio:audio": "the walk's document is a report; only an audio overview has sound",
     "studio:quiz_answer": "the walk's document is a report; only a quiz has questions",
+    "uploads:reserve": "the walk has no S3 bucket: direct uploads do not exist there",
+    "uploads:confirm": "the walk has no S3 bucket: direct uploads do not exist there",
 }
 
 
@@ -161,6 +164,7 @@ class World:
     token: object  # a personal access token of the owner's (api/)
     token_secret: str
     memory: object  # a fact the owner asked the chat to remember (memory/)
+    reservation: object  # a direct upload of the owner's, never confirmed (ingest/)
 
 
 def build_world(owner, outsider) -> World:
@@ -237,7 +241,19 @@ def build_world(owner, outsider) -> World:
     memory = Memory.objects.create(
         user=owner, notebook=notebook, text=f"I study {SECRET}s {MARKUP}"
     )
+    from ingest.models import UploadReservation
+
+    reservation = UploadReservation.objects.create(
+        owner=owner,
+        notebook=notebook,
+        key=f"sources/direct/{SECRET}/{SECRET}.pdf",
+        filename=f"{SECRET}{MARKUP}.pdf",
+        size=10,
+        content_type="application/pdf",
+        pdf_capture="auto",
+    )
     return World(
+        reservation=reservation,
         memory=memory,
         token=made.token,
         token_secret=made.secret,

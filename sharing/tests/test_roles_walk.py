@@ -15,6 +15,7 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from generation.documents.models import GeneratedDocument
+from ingest.models import UploadReservation
 from library.models import Source
 from memory.models import Memory
 from notebooks.models import (
@@ -99,6 +100,10 @@ RIGHTS = {
     "memory:forget": "rememberer",
     # Who may ask there sees what was asked.
     "analytics:notebook": "editor",
+    # Direct uploads (none without S3: every role's 404 says nothing), the reservation the
+    # owner's.
+    "uploads:reserve": "editor",
+    "uploads:confirm": "rememberer",
 }
 ALLOWED = {
     "viewer": {"owner", "editor", "viewer"},
@@ -157,6 +162,7 @@ def _state(shared) -> dict:
         "unticked": UntickedSource.objects.count(),
         "styles": list(Notebook.objects.order_by("pk").values_list("pk", "chat_goal")),
         "memories": list(Memory.objects.order_by("pk").values_list("pk", "text", "notebook")),
+        "reservations": UploadReservation.objects.count(),
     }
 
 
