@@ -29,6 +29,7 @@ from generation.documents.services import request_document
 from ingest.services import UploadRejected, add_url
 from ingest.services import add_source as add_file
 from library.models import Preferences
+from memory import services as memory_services
 from notebooks.models import Notebook
 from providers.errors import ProviderError
 from retrieval.chosen_sources import source_choice
@@ -161,6 +162,52 @@ async def ask(
         }
 
     return await _as_user(ctx, work, write=True)
+
+
+@server.tool()
+async def remember(notebook_id: int, fact: str, ctx: Context) -> dict[str, Any]:
+    """Remember a fact about you or how to answer, for one notebook: given to the model
+    with your questions there as your own words, never as a source. Your remembered facts
+    there afterwards, numbered."""
+
+    def work(request: ApiRequest) -> dict[str, Any]:
+        notebook = _notebook(request, notebook_id, Role.EDITOR)
+        memory_services.remember(user=request.user, notebook=notebook, text=fact)
+        return _memories(request, notebook)
+
+    return await _as_user(ctx, work, write=True)
+
+
+@server.tool()
+async def list_memories(notebook_id: int, ctx: Context) -> dict[str, Any]:
+    """Your remembered facts that apply in a notebook, numbered as /memory lists them."""
+
+    def work(request: ApiRequest) -> dict[str, Any]:
+        return _memories(request, _notebook(request, notebook_id, Role.EDITOR))
+
+    return await _as_user(ctx, work)
+
+
+@server.tool()
+async def forget(notebook_id: int, which: str, ctx: Context) -> dict[str, Any]:
+    """Forget one remembered fact: its number in list_memories, or words only it holds."""
+
+    def work(request: ApiRequest) -> dict[str, Any]:
+        notebook = _notebook(request, notebook_id, Role.EDITOR)
+        memory_services.find_fact(user=request.user, notebook=notebook, which=which).delete()
+        return _memories(request, notebook)
+
+    return await _as_user(ctx, work, write=True)
+
+
+def _memories(request: ApiRequest, notebook: Notebook) -> dict[str, Any]:
+    facts = memory_services.facts_for(user=request.user, notebook=notebook)
+    return {
+        "memories": [
+            {"number": number, "text": fact.text, "everywhere": fact.notebook_id is None}
+            for number, fact in enumerate(facts, start=1)
+        ]
+    }
 
 
 @server.tool()

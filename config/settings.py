@@ -6,6 +6,7 @@ import sys
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -83,6 +84,10 @@ INSTALLED_APPS = [
     "limits",
     "library",
     "notebooks",
+    # The facts a person asked the chat to remember (/remember, memory/commands.py).
+    "memory",
+    # Each question's times, cost, refusal and citations, and the pages that chart them.
+    "analytics",
     "ingest",
     "retrieval",
     "generation",
@@ -209,6 +214,7 @@ WHITENOISE_USE_FINDERS = DEBUG or not PRODUCTION
 # instead of MEDIA_ROOT, so web and workers on several machines share them. Credentials come
 # from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (boto3 reads them from the environment).
 S3_BUCKET = env_str("S3_BUCKET")
+S3_URL_EXPIRE_SECONDS = env_int("S3_URL_EXPIRE_SECONDS", 3600, minimum=60)
 if S3_BUCKET:
     STORAGES["default"] = {
         "BACKEND": "storages.backends.s3.S3Storage",
@@ -220,10 +226,24 @@ if S3_BUCKET:
             # Files are private: links are signed and expire.
             "default_acl": None,
             "querystring_auth": True,
-            "querystring_expire": env_int("S3_URL_EXPIRE_SECONDS", 3600, minimum=60),
+            "querystring_expire": S3_URL_EXPIRE_SECONDS,
             "file_overwrite": False,
+            # SigV4 (every region takes it): a direct upload's signed PUT covers its
+            # Content-Type and Content-Length headers (ingest/direct_uploads.py).
+            "signature_version": "s3v4",
         },
     }
+
+# Where the browser puts a direct upload (ingest/direct_uploads.py): the endpoint's origin,
+# else AWS's; the page's Content-Security-Policy allows it.
+S3_ORIGINS: list[str] = []
+if S3_BUCKET:
+    _endpoint = urlsplit(env_str("S3_ENDPOINT_URL"))
+    S3_ORIGINS = (
+        [f"{_endpoint.scheme}://{_endpoint.netloc}"]
+        if _endpoint.netloc
+        else ["https://*.amazonaws.com"]
+    )
 
 # Uploads: the whole file is read to hash it, so cap it.
 UPLOAD_MAX_BYTES = env_int("UPLOAD_MAX_BYTES", 100 * 1024 * 1024, minimum=1)
@@ -467,6 +487,8 @@ if WAIT_IDLE_SECONDS <= 0:
 # Finished jobs are deleted after this many hours; failed, cancelled or aborted ones later.
 JOBS_KEEP_HOURS = env_int("JOBS_KEEP_HOURS", 72, minimum=1)
 JOBS_KEEP_FAILED_HOURS = env_int("JOBS_KEEP_FAILED_HOURS", 720, minimum=1)
+# The question log (analytics/) is personal data: each question is deleted after this many days.
+QUESTION_LOG_DAYS = env_int("QUESTION_LOG_DAYS", 90, minimum=1)
 # /healthz reports unhealthy when no worker has sent a heartbeat for this long.
 HEALTH_WORKER_SECONDS = env_int("HEALTH_WORKER_SECONDS", 60, minimum=15)
 # Client addresses (a monitoring host) to which /healthz shows its backlog counts, as it
@@ -483,7 +505,8 @@ CONTENT_SECURITY_POLICY = {
         "style-src": ["'self'"],
         "img-src": ["'self'", "data:", "blob:"],
         "media-src": ["'self'", "blob:"],
-        "connect-src": ["'self'"],
+        # With S3, the browser puts uploads straight into the bucket (direct_uploads.py).
+        "connect-src": ["'self'", *S3_ORIGINS],
         "font-src": ["'self'"],
         "object-src": ["'none'"],
         "base-uri": ["'self'"],

@@ -14,9 +14,15 @@ urlpatterns = [
     path("login/", ThrottledLoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("notebooks/", include("notebooks.urls")),
+    # Direct uploads to S3: reserve, then confirm (ingest/direct_uploads.py).
+    path("notebooks/<int:notebook_id>/uploads/", include("ingest.urls")),
+    # The facts a person asked the chat to remember, on the notebook page: namespace "memory".
+    path("notebooks/<int:notebook_id>/memory/", include("memory.urls")),
     # Generated documents (reports, quizzes, …) of a notebook: namespace "studio".
     path("notebooks/<int:notebook_id>/studio/", include("generation.urls")),
     path("usage/", include("billing.urls")),
+    # Each question's figures: a notebook's page and the site's (analytics/).
+    path("", include("analytics.urls")),
     # The library page (library/) and the preferences (preferences/).
     path("", include("library.urls")),
     # Sharing notebooks and the public library (sharing/urls.py).

@@ -11,6 +11,7 @@ from django.contrib.auth.models import User
 from django.db import connection, transaction
 from django.utils.translation import gettext as _
 
+from analytics.services import Timing, log_question
 from billing.models import Usage
 from billing.services import deferred_usage, require_credit, usage_for
 from generation import chat_style, extractive, not_covered, prompts
@@ -20,6 +21,8 @@ from generation.models import AttributedCitation
 from generation.rewrite import standalone_query
 from generation.verification import best_support, verify_citations
 from library.models import Source
+from memory import commands as memory_commands
+from memory.services import facts_to_give
 from notebooks.models import Citation, Conversation, Message, Notebook
 from providers.chat import chat_available, chat_stream
 from providers.tokens import estimate_tokens
@@ -98,6 +101,7 @@ def answer_question(
     """
     if not credit_checked:
         require_credit(user)
+    timing = Timing()
     with usage_for(notebook_id=notebook.pk) as billed:
         answer = _answer_question(
             user=user,
@@ -107,9 +111,22 @@ def answer_question(
             source=source,
             chosen_sources=chosen_sources,
             notebook_sources=notebook_sources,
+            timing=timing,
         )
     billed.attach(message_id=answer.message.pk)
+    _log(answer, user=user, notebook=notebook, timing=timing)
     return answer
+
+
+def _log(answer: Answer, *, user: User, notebook: Notebook, timing: Timing) -> None:
+    log_question(
+        user=user,
+        notebook=notebook,
+        question=answer.question,
+        answer=answer.message,
+        citations=answer.citations,
+        timing=timing,
+    )
 
 
 def stream_answer(
@@ -146,6 +163,7 @@ def stream_answer(
     # reader may advance this generator from another context (sync_to_async does).
     # The question's embedding (and rewrite) are billed once the chat request has gone out,
     # while the model thinks (deferred_usage): their rows are not on the way to its first token.
+    timing = Timing()
     with usage_for(notebook_id=notebook.pk) as billed, deferred_usage():
         prepared = _prepare(
             user=user,
@@ -155,6 +173,7 @@ def stream_answer(
             source=source,
             chosen_sources=chosen_sources,
             notebook_sources=notebook_sources,
+            timing=timing,
         )
         stream = (
             None
@@ -167,6 +186,7 @@ def stream_answer(
             yield passages
         assert prepared.answer is not None
         billed.attach(message_id=prepared.answer.message.pk)
+        _log(prepared.answer, user=user, notebook=notebook, timing=timing)
         yield prepared.answer.message.content
         yield prepared.answer
         return
@@ -174,7 +194,9 @@ def stream_answer(
     yield passages
     _release_connection()
     try:
-        yield from stream
+        for delta in stream:
+            timing.mark_first_word()
+            yield delta
     finally:
         stream.close()  # writes the usage row now if the reader stopped early
         if stream.usage is not None:
@@ -183,6 +205,7 @@ def stream_answer(
     assert stream.usage is not None  # written when the stream ended
     billed.usage_ids.append(stream.usage.pk)
     billed.attach(message_id=answer.message.pk)
+    _log(answer, user=user, notebook=notebook, timing=timing)
     yield answer
 
 
@@ -204,6 +227,7 @@ def _answer_question(
     source: Source | None = None,
     chosen_sources: Sequence[int] | None = None,
     notebook_sources: Sequence[Source] | None = None,
+    timing: Timing | None = None,
 ) -> Answer:
     """Answer from the notebook's sources and store the question, answer and citations.
 
@@ -218,6 +242,7 @@ def _answer_question(
         source=source,
         chosen_sources=chosen_sources,
         notebook_sources=notebook_sources,
+        timing=timing,
     )
     if prepared.answer is not None:
         return prepared.answer
@@ -228,7 +253,8 @@ def _answer_question(
     stream = chat_stream(prepared.messages, user=user, max_tokens=settings.CHAT_ANSWER_TOKENS)
     try:
         for _delta in stream:
-            pass
+            if timing is not None:
+                timing.mark_first_word()
     finally:
         stream.close()
     return prepared.store_reply(stream.text, stream.model)
@@ -249,6 +275,7 @@ class _Prepared:
     search_query: str = ""  # the rewritten follow-up the search used; "": the question
     chosen_sources: Sequence[int] | None = None  # the ids searched; None: all
     retrieved: Retrieved | None = None
+    memories: list[str] = field(default_factory=list)  # the asker's facts the model was given
 
     def store_reply(self, text: str, model: str) -> Answer:
         """Give the sentences the model left uncited the marker of a passage that supports
@@ -267,6 +294,7 @@ class _Prepared:
                 model,
                 self.search_query,
                 chosen_sources=self.chosen_sources,
+                memories=self.memories,
             )
         text = move_opening_markers(text)
         attribution = attribute_sentences(text, [hit.chunk.text for hit in self.hits])
@@ -289,6 +317,7 @@ class _Prepared:
             self.search_query,
             attributed={mapped.order.index(number) + 1 for number in attribution.attributed},
             chosen_sources=self.chosen_sources,
+            memories=self.memories,
         )
 
     def _quoted(self, model: str) -> Answer:
@@ -322,6 +351,7 @@ class _Prepared:
             model,
             self.search_query,
             chosen_sources=self.chosen_sources,
+            memories=self.memories,
         )
 
 
@@ -334,10 +364,12 @@ def _prepare(
     source: Source | None,
     chosen_sources: Sequence[int] | None = None,
     notebook_sources: Sequence[Source] | None = None,
+    timing: Timing | None = None,
 ) -> _Prepared:
     question = question.strip()
     if not question:
         raise QuestionRefused(_("The question is empty."))
+    command = memory_commands.parse(question)
     history = _history(conversation)
 
     # Refusals and extractive answers come without a rewrite: before the search, or with no
@@ -356,6 +388,11 @@ def _prepare(
             chosen_sources=chosen_sources,
         )
         return _Prepared(notebook, conversation, question, hits, [], user, answer=answer)
+
+    if command is not None:
+        # Answered by Loupe, whatever the sources: a MemoryRefused says what to write instead.
+        reply = memory_commands.run(command, user=user, notebook=notebook)
+        return answered(reply, Message.Mode.COMMAND, [], [])
 
     sources = list(
         access.notebook_sources(notebook) if notebook_sources is None else notebook_sources
@@ -393,6 +430,8 @@ def _prepare(
         sources=chosen_sources,
         assess=judged,
     )
+    if timing is not None:
+        timing.mark_retrieved()
     hits, coverage = retrieved.hits, retrieved.coverage
     if hits and coverage is not None and not coverage.covered:
         # The passages are kept with the answer (not cited): `evaluate --pages` scores them.
@@ -419,7 +458,11 @@ def _prepare(
         return answered(mapped.text, Message.Mode.EXTRACTIVE, hits, mapped.order)
 
     documents = [(source.get_kind_display(), source.title) for source in ready]
-    messages = [{"role": "system", "content": chat_style.system_prompt(notebook)}]
+    memories = facts_to_give(user=user, notebook=notebook)
+    system = chat_style.system_prompt(notebook)
+    if memories:
+        system += "\n\n" + prompts.memory_section(memories)
+    messages = [{"role": "system", "content": system}]
     messages += [{"role": turn.role, "content": turn.content} for turn in history]
     hits, passages = _fit_context(hits, messages, question=question, documents=documents)
     user_prompt = prompts.build_user_prompt(
@@ -436,6 +479,7 @@ def _prepare(
         search_query=search_query,
         chosen_sources=chosen_sources,
         retrieved=retrieved,
+        memories=memories,
     )
 
 
@@ -514,6 +558,10 @@ def _history(conversation: Conversation | None) -> list[Message]:
     while True:
         turns = list(newest_first[start : start + _HISTORY_SLICE])
         for turn in turns:
+            if turn.mode == Message.Mode.COMMAND or (
+                turn.role == Message.Role.USER and memory_commands.parse(turn.content)
+            ):
+                continue  # a memory command and its reply are no context for an answer
             budget -= estimate_tokens(turn.content)
             if budget < 0:
                 return kept[::-1]
@@ -537,6 +585,7 @@ def _store(
     attributed: set[int] | None = None,
     *,
     chosen_sources: Sequence[int] | None = None,
+    memories: Sequence[str] = (),
 ) -> Answer:
     """Store the question and the answer with its citations; `attributed`: the numbers of
     the citations Loupe placed, not the model (citations.attribute_sentences)."""
@@ -556,6 +605,7 @@ def _store(
             mode=mode,
             model=model,
             source_ids=None if chosen_sources is None else sorted(chosen_sources),
+            memories=list(memories),
         )
         cited = {n: hits[number - 1] for n, number in enumerate(order, start=1)}
         supports = verify_citations(text, {n: hit.chunk.text for n, hit in cited.items()})

@@ -53,6 +53,17 @@ NOT_COVERED_REPLY = gettext_noop(
 )
 
 
+MEMORY_SECTION = """What the person asking told Loupe to remember about them and how to \
+answer (their own words, not a source): let it shape what you explain and how, but take no \
+fact from it for the answer, and never give it a [n] marker.
+{facts}"""
+
+
+def memory_section(facts: list[str]) -> str:
+    """The asker's remembered facts (memory/), for the system prompt after the style."""
+    return MEMORY_SECTION.format(facts="\n".join(f"- {fact}" for fact in facts))
+
+
 def format_passage(number: int, title: str, page: int | None, text: str) -> str:
     where = f"{title}, page {page}" if page else title
     return f"[{number}] ({where})\n{text}\n"

@@ -4,7 +4,7 @@ from django.conf import settings
 from procrastinate import JobContext
 from procrastinate.contrib.django import app
 
-from ingest import services
+from ingest import direct_uploads, services
 from library.models import Source
 from ops.database import wait_for_database
 from ops.jobs import TRANSIENT_RETRY
@@ -28,3 +28,11 @@ def ingest_source(context: JobContext, *, source_id: int) -> None:
         raise_transient=TRANSIENT_RETRY.retries_left(context.job),
         slice_seconds=settings.INGEST_SLICE_SECONDS,
     )
+
+
+# A direct upload reserved and never confirmed (the browser closed, the PUT failed) leaves
+# a row and perhaps an object in the bucket: both go once its signed URL has expired.
+@app.periodic(cron="*/10 * * * *")
+@app.task(queue="maintenance", queueing_lock="delete_abandoned_uploads")
+def delete_abandoned_uploads(timestamp: int) -> None:
+    direct_uploads.delete_abandoned_uploads()

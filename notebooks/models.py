@@ -124,6 +124,8 @@ class Message(models.Model):
         LLM = "llm"
         EXTRACTIVE = "extractive"
         REFUSAL = "refusal"
+        # A memory command's reply (/remember, /forget, /memory, /help): no model call.
+        COMMAND = "command"
 
     conversation = models.ForeignKey(
         Conversation, on_delete=models.CASCADE, related_name="messages"
@@ -139,6 +141,9 @@ class Message(models.Model):
     # On an answer: the sources the asker had ticked, the only ones searched; None: all of
     # the notebook's (and answers stored before sources could be chosen).
     source_ids = ArrayField(models.BigIntegerField(), null=True, blank=True)
+    # On an answer: the asker's remembered facts the model was given with the question
+    # (memory/), copied as they were then; shown beside it, never cited.
+    memories = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -371,6 +371,10 @@ function noticeText(html) {
     body.append("csrfmiddlewaretoken", form.querySelector("[name=csrfmiddlewaretoken]").value);
     const capture = form.querySelector("[name=pdf_capture]");
     if (capture) body.append("pdf_capture", capture.value);
+    if (form.dataset.directUrl) {
+      directUpload(form, file, body, item, bar);
+      return;
+    }
     body.append("files", file, file.name);
 
     const xhr = new XMLHttpRequest();
@@ -406,6 +410,74 @@ function noticeText(html) {
       fail(form.dataset.msgFailed || "The upload failed.");
     });
     xhr.send(body);
+  }
+
+  function failed(item, bar, text) {
+    item.className = "upload-failed";
+    bar.remove();
+    const error = document.createElement("span");
+    error.className = "source-error";
+    error.setAttribute("role", "alert");
+    error.textContent = text;
+    item.append(error);
+  }
+
+  // The file's SHA-256 as hex, or "" where the browser has no Web Crypto (plain http): the
+  // server hashes what arrives either way; an announced hash must match it.
+  async function sha256(file) {
+    if (!window.crypto || !crypto.subtle) return "";
+    const digest = await crypto.subtle.digest("SHA-256", await file.arrayBuffer());
+    return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+  }
+
+  // With S3 (ingest/direct_uploads.py): reserve the file, put it straight into the bucket
+  // with the signed URL (the bytes never pass through Loupe), then confirm; the sources list
+  // is fetched again once the source is queued.
+  async function directUpload(form, file, body, item, bar) {
+    const refused = form.dataset.msgRefused || "The upload was refused";
+    try {
+      body.append("filename", file.name);
+      body.append("size", String(file.size));
+      body.append("content_type", file.type || "application/octet-stream");
+      body.append("sha256", await sha256(file));
+      const reserved = await fetch(form.dataset.directUrl, {
+        method: "POST", body: body, headers: { "HX-Request": "true" },
+      });
+      if (reserved.status === 402) {
+        document.getElementById("credit-notice").innerHTML = await reserved.text();
+        return failed(item, bar, refused);
+      }
+      if (reserved.status === 429 || reserved.status === 503) {
+        return failed(item, bar, noticeText(await reserved.text()));
+      }
+      const place = await reserved.json();
+      if (!reserved.ok) return failed(item, bar, place.error || refused);
+      const status = await new Promise(function (resolve) {
+        const xhr = new XMLHttpRequest();
+        xhr.open("PUT", place.url);
+        for (const [name, value] of Object.entries(place.headers)) xhr.setRequestHeader(name, value);
+        xhr.upload.addEventListener("progress", function (event) {
+          if (event.lengthComputable) { bar.max = event.total; bar.value = event.loaded; }
+        });
+        xhr.addEventListener("load", function () { resolve(xhr.status); });
+        xhr.addEventListener("error", function () { resolve(0); });
+        xhr.send(file);
+      });
+      if (status < 200 || status >= 300) {
+        return failed(item, bar, form.dataset.msgFailed || "The upload failed.");
+      }
+      const confirmBody = new FormData();
+      confirmBody.append("csrfmiddlewaretoken", body.get("csrfmiddlewaretoken"));
+      const confirmed = await fetch(place.confirm_url, {
+        method: "POST", body: confirmBody, headers: { "HX-Request": "true" },
+      });
+      const result = await confirmed.json();
+      if (!confirmed.ok) return failed(item, bar, result.error || refused);
+      item.remove();
+      htmx.ajax("GET", form.dataset.sourcesUrl, { target: "#sources", swap: "outerHTML" });
+    } catch (exc) {
+      failed(item, bar, form.dataset.msgFailed || "The upload failed.");
+    }
   }
 
   function uploadAll(form, files) {

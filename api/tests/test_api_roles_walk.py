@@ -13,13 +13,16 @@ from django.contrib.auth import get_user_model
 from api.tests.conftest import TokenClient
 from api.tokens import create_token
 from api.v1.api import api
+from memory.models import Memory
 from notebooks.models import Conversation, Note
 from notebooks.tests.access_world import SECRET, build_world, hostile_json, response_body
 from sharing.models import Membership
 
 # (method, path) → who may: viewer, editor, owner, author (the owner, who wrote it; others
 # 404), maker (the owner, who made it; others 403), changer (whoever may read the source
-# again: its owner; others 403), leaver (the owner, or the member themself: the viewer).
+# again: its owner; others 403), leaver (the owner, or the member themself: the viewer),
+# rememberer (the owner, whose fact it is: an editor, who may keep facts there, 404; a
+# viewer, who may not, 403).
 RIGHTS = {
     ("get", "/api/v1/notebooks/{notebook_id}"): "viewer",
     ("get", "/api/v1/notebooks/{notebook_id}/sources"): "viewer",
@@ -57,6 +60,10 @@ RIGHTS = {
     ("get", "/api/v1/notebooks/{notebook_id}/members"): "owner",
     ("put", "/api/v1/notebooks/{notebook_id}/members"): "owner",
     ("delete", "/api/v1/notebooks/{notebook_id}/members/{membership_id}"): "leaver",
+    ("get", "/api/v1/notebooks/{notebook_id}/memories"): "editor",
+    ("post", "/api/v1/notebooks/{notebook_id}/memories"): "editor",
+    ("patch", "/api/v1/notebooks/{notebook_id}/memories/{memory_id}"): "rememberer",
+    ("delete", "/api/v1/notebooks/{notebook_id}/memories/{memory_id}"): "rememberer",
 }
 ALLOWED = {
     "viewer": {"owner", "editor", "viewer"},
@@ -66,6 +73,7 @@ ALLOWED = {
     "maker": {"owner"},
     "changer": {"owner"},
     "leaver": {"owner", "viewer"},
+    "rememberer": {"owner"},
 }
 REFUSED_AS_NOT_FOUND = {"author"}
 ROLES = ["owner", "editor", "viewer", "outsider"]
@@ -103,6 +111,7 @@ def _state(world) -> dict:
         "links": list(world.notebook.notebooksource_set.values_list("pk", flat=True)),
         "documents": list(world.notebook.generated_documents.values_list("pk", flat=True)),
         "tokens": list(world.owner.access_tokens.values_list("pk", "revoked_at")),
+        "memories": list(Memory.objects.order_by("pk").values_list("pk", "text", "notebook")),
     }
 
 
@@ -115,6 +124,7 @@ def _url(path: str, world) -> str:
         document_id=world.document.pk,
         membership_id=world.membership.pk,
         message_id=world.message.pk,
+        memory_id=world.memory.pk,
     )
 
 
@@ -155,5 +165,7 @@ def test_each_role_gets_exactly_its_rights(client, shared, method, path, role, f
         assert response.status_code not in (401, 403, 404), where
     else:
         expected = 404 if need in REFUSED_AS_NOT_FOUND else 403
+        if need == "rememberer" and role == "editor":
+            expected = 404  # may keep facts here, but this one is the owner's
         assert response.status_code == expected, where
         assert _state(world) == before, where

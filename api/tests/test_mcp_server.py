@@ -22,6 +22,9 @@ from notebooks.models import Message
 REPLY = "Grey herons wait motionless at the edge of the pond [1]."
 TOOLS = {
     "list_notebooks",
+    "remember",
+    "list_memories",
+    "forget",
     "search_notebook",
     "ask",
     "add_source",

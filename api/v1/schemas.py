@@ -92,6 +92,9 @@ class MessageOut(Schema):
     model: str
     created_at: datetime
     citations: list[CitationOut]
+    memories: list[str] = Field(
+        description="the asker's remembered facts the model was given (never cited)"
+    )
 
 
 class ConversationOut(Schema):
@@ -269,6 +272,7 @@ def message_out(message: Message) -> dict:
         "model": message.model,
         "created_at": message.created_at,
         "citations": [citation_out(cited) for cited in message.citations.all()],
+        "memories": message.memories,
     }
 
 

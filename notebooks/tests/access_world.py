@@ -119,6 +119,8 @@ SITE_PARAMETERS = {
     "note_id": lambda world, route: world.note.pk,
     "note_citation_id": lambda world, route: world.note_citation.pk,
     "token_id": lambda world, route: world.token.pk,
+    "memory_id": lambda world, route: world.memory.pk,
+    "reservation_id": lambda world, route: world.reservation.pk,
 }
 
 
@@ -142,6 +144,8 @@ OWNER_MAY_GET_404 = {
     "studio:pptx": "the walk's document is a report; only a ready slide deck is exported",
     "studio:pdf": "the walk's document is a report; only a ready slide deck is exported",
     "studio:video": "the walk's document is a report; only a video overview has an MP4",
+    "uploads:reserve": "the walk has no S3 bucket: direct uploads do not exist there",
+    "uploads:confirm": "the walk has no S3 bucket: direct uploads do not exist there",
 }
 
 
@@ -162,6 +166,8 @@ class World:
     note_citation: NoteCitation
     token: object  # a personal access token of the owner's (api/)
     token_secret: str
+    memory: object  # a fact the owner asked the chat to remember (memory/)
+    reservation: object  # a direct upload of the owner's, never confirmed (ingest/)
 
 
 def build_world(owner, outsider) -> World:
@@ -233,7 +239,25 @@ def build_world(owner, outsider) -> World:
     from api.tokens import create_token
 
     made = create_token(user=owner, name=f"Token for {SECRET}s {MARKUP}", scope="write")
+    from memory.models import Memory
+
+    memory = Memory.objects.create(
+        user=owner, notebook=notebook, text=f"I study {SECRET}s {MARKUP}"
+    )
+    from ingest.models import UploadReservation
+
+    reservation = UploadReservation.objects.create(
+        owner=owner,
+        notebook=notebook,
+        key=f"sources/direct/{SECRET}/{SECRET}.pdf",
+        filename=f"{SECRET}{MARKUP}.pdf",
+        size=10,
+        content_type="application/pdf",
+        pdf_capture="auto",
+    )
     return World(
+        reservation=reservation,
+        memory=memory,
         token=made.token,
         token_secret=made.secret,
         note=note,
@@ -291,6 +315,7 @@ def hostile_data(world: World) -> dict:
         "goal": "custom",
         "length": "longer",
         "instructions": "Intruder instructions.",
+        "text": "Intruder fact.",
     }
 
 
@@ -311,6 +336,7 @@ def hostile_json(world: World) -> dict:
         "role": "editor",
         "model": f"notebook-{world.notebook.pk}",
         "messages": [{"role": "user", "content": "What does the other notebook say?"}],
+        "text": "Intruder fact.",
     }
 
 

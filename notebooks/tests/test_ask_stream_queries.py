@@ -4,8 +4,9 @@ Every statement before the chat request is time the reader waits for the first w
 (bench/stream_overhead.py). These counts are what the checks need: the
 session and the user, the credit (once), the rate limit (one statement), the notebook
 (and the conversation with its history), its sources with the asker's choice of them (one
-statement), the active embedding model and the search. The question's usage row and debit
-are written after the chat request, while the model thinks (billing.services.deferred_usage).
+statement), the active embedding model, the search and the asker's remembered facts. The
+question's usage row and debit are written after the chat request, while the model thinks
+(billing.services.deferred_usage).
 A new statement here must earn its place: raise the pin only with a reason.
 """
 
@@ -24,8 +25,9 @@ from notebooks.tests.streaming import parse, read_all
 # them (one statement), embedding model, the search (its settings, and the ranking statement,
 # which also loads the hits' chunks: two prepared statements in one round trip, a pipeline),
 # whether the hits cover the question (retrieval/coverage.py: a question they do not cover
-# gets its answer with no model call)
-BEFORE_THE_MODEL_CALL = 10
+# gets its answer with no model call), the asker's remembered facts (memory/: they go into
+# the system prompt, so they are read before it is sent)
+BEFORE_THE_MODEL_CALL = 11
 # ... and the conversation asked in, and its history, but not the coverage: with a chat
 # model a follow-up is left to the model
 BEFORE_THE_MODEL_CALL_IN_A_CONVERSATION = BEFORE_THE_MODEL_CALL - 1 + 2

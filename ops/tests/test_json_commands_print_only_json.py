@@ -81,6 +81,10 @@ def test_every_json_command_prints_only_json_lines_and_logs_to_stderr(fake_opena
         capture_output=True,
     )
     [token], _ = run_json(["token", "list", "--user", "alice"], env)
+    [memories], _ = run_json(["memory", "list", "--user", "alice", "--notebook", "Birds"], env)
+    [questions], _ = run_json(
+        ["question_log", "report", "--user", "alice", "--notebook", "Birds"], env
+    )
 
     assert isinstance(source, dict) and source["status"] == "ready", source
     assert isinstance(answer, dict) and answer["citations"], answer
@@ -89,6 +93,8 @@ def test_every_json_command_prints_only_json_lines_and_logs_to_stderr(fake_opena
     assert isinstance(usage, dict) and usage["calls"] > 0
     assert isinstance(notebook, dict) and notebook["sources"], notebook
     assert isinstance(token, dict) and token["name"] == "script" and token["scope"] == "read"
+    assert memories == []
+    assert isinstance(questions, dict) and questions["asked"] == 1, questions
     # The logs that used to sit among the JSON lines went to stderr.
     assert "INFO" in ingest_log, ingest_log
 
