@@ -13,7 +13,7 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.db import DatabaseError
-from django.db.models import Count, Max, OuterRef, Subquery
+from django.db.models import Count, OuterRef, Subquery
 from django.http import Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -26,15 +26,15 @@ from billing.decorators import credit_required, credit_spent_response
 from billing.services import CreditSpent
 from generation import chat_style
 from generation.answering import Answer, Evidence, answer_question, stream_answer
+from generation.cited_passages import cited_passage
 from ingest.notes import edit_note, make_note_a_source
+from ingest.page_images import PageNotRendered, cited_page_png
 from ingest.services import SourceBusy, UploadRejected, add_source, add_url, reprocess_source
-from library.files import local_copy
-from library.models import Chunk, Preferences, Source
+from library.models import Preferences, Source
 from limits.decorators import rate_limited
 from notebooks import guides
 from notebooks.models import (
     Citation,
-    CitedPassage,
     Conversation,
     Message,
     Note,
@@ -58,7 +58,6 @@ from sharing.models import Membership, Role
 from texts import message_of, translated
 from texts.errors import UserFacingError
 from web.notebook_pages import HtmxHttpRequest, get_notebook_for_user, render_citation
-from web.page_images import PageNotRendered, render_page_png
 
 logger = logging.getLogger(__name__)
 
@@ -572,15 +571,13 @@ def citation(request: HtmxHttpRequest, notebook_id: int, citation_id: int) -> Ht
     )
 
 
-def _quote_position(cited: CitedPassage) -> float | None:
-    """Where on its page (0 to 1) the quote was extracted, to pick the right one of a
-    sentence the page repeats."""
-    chunk = cited.chunk
-    if chunk is None or (offset := chunk.text.find(cited.quote)) < 0:
+def _id_param(request: HtmxHttpRequest, name: str) -> int | None:
+    value = request.GET.get(name, "")
+    if not value:
         return None
-    page_chunks = Chunk.objects.filter(source_id=chunk.source_id, page=chunk.page)
-    page_length = page_chunks.aggregate(length=Max("char_end"))["length"]
-    return (chunk.char_start + offset) / page_length if page_length else None
+    if not value.isdigit():
+        raise Http404("No such citation.")
+    return int(value)
 
 
 @login_required
@@ -588,48 +585,19 @@ def _quote_position(cited: CitedPassage) -> float | None:
 def page_image(
     request: HtmxHttpRequest, notebook_id: int, source_id: int, page: int
 ) -> HttpResponse:
-    """A page of a PDF in the notebook as a PNG; `?citation=<id>` highlights that
-    citation's quote when it cites this page."""
+    """A page of a PDF in the notebook as a PNG; `?citation=<id>` (or `note_citation`,
+    `document_citation`) highlights that citation's quote when it cites this page."""
     notebook = get_notebook_for_user(request, notebook_id)
-    source = get_object_or_404(
-        access.notebook_sources(notebook), pk=source_id, kind=Source.Kind.PDF
+    source = get_object_or_404(access.notebook_sources(notebook), pk=source_id)
+    cited = cited_passage(
+        request.user,
+        notebook,
+        citation=_id_param(request, "citation"),
+        note_citation=_id_param(request, "note_citation"),
+        document_citation=_id_param(request, "document_citation"),
     )
-    if not source.file or not source.page_count or not 1 <= page <= source.page_count:
-        raise Http404("No such page.")
-    quote, near = "", None
-    if citation_id := request.GET.get("citation", ""):
-        if not citation_id.isdigit():
-            raise Http404("No such citation.")
-        cited = get_object_or_404(
-            Citation,
-            pk=citation_id,
-            message__conversation__in=access.visible_conversations(request.user, notebook),
-        )
-        if cited.source_id == source.pk and cited.page == page:
-            quote, near = cited.quote, _quote_position(cited)
-    elif note_citation_id := request.GET.get("note_citation", ""):
-        if not note_citation_id.isdigit():
-            raise Http404("No such citation.")
-        note_cited = get_object_or_404(
-            NoteCitation,
-            pk=note_citation_id,
-            note__in=access.visible_notes(request.user, notebook),
-        )
-        if note_cited.source_id == source.pk and note_cited.page == page:
-            quote, near = note_cited.quote, _quote_position(note_cited)
-    elif document_citation_id := request.GET.get("document_citation", ""):
-        from generation.documents.models import DocumentCitation
-
-        if not document_citation_id.isdigit():
-            raise Http404("No such citation.")
-        document_cited = get_object_or_404(
-            DocumentCitation, pk=document_citation_id, document__notebook=notebook
-        )
-        if document_cited.source_id == source.pk and document_cited.page == page:
-            quote, near = document_cited.quote, _quote_position(document_cited)
     try:
-        with local_copy(source.file) as path:
-            png = render_page_png(path, page, quote=quote, near=near)
+        png = cited_page_png(source, page, cited)
     except PageNotRendered as exc:
         raise Http404("This page could not be rendered.") from exc
     response = HttpResponse(png, content_type="image/png")

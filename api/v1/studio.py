@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.http import FileResponse, HttpResponse
 from django.shortcuts import get_object_or_404
-from ninja import Router, Status
+from ninja import Field, Router, Schema, Status
 
 from api.auth import WRITE, ApiRequest
 from api.errors import BILLED, COMMON, ApiError, ErrorOut
@@ -21,6 +21,8 @@ from generation.documents.kinds import kind_module
 from generation.documents.models import GeneratedDocument
 from generation.documents.services import (
     DocumentBusy,
+    NoSuchQuestion,
+    check_quiz_answer,
     delete_document,
     document_svg,
     request_document,
@@ -208,3 +210,43 @@ def retry(request: ApiRequest, notebook_id: int, document_id: int) -> Status:
     except DocumentBusy as exc:
         raise ApiError(409, "document_busy", str(exc)) from exc
     return Status(202, document_out(document, request.user.pk))
+
+
+class QuizAnswerIn(Schema):
+    answer: str = Field(
+        ...,
+        max_length=2000,
+        description="a multiple-choice question: the option's index (from 0); else the text",
+    )
+
+
+class QuizResultOut(Schema):
+    number: int
+    correct: bool
+    expected: str = Field(description="the right option or answer")
+    explanation: str
+
+
+@router.post(
+    "/notebooks/{notebook_id}/documents/{document_id}/quiz/{number}",
+    response={200: QuizResultOut, 409: ErrorOut, **COMMON},
+    summary="Check your answer to a ready quiz's question `number` (from 1)",
+    description="Checked as the quiz page checks it: a short answer may word it differently.",
+)
+def check_answer(
+    request: ApiRequest, notebook_id: int, document_id: int, number: int, payload: QuizAnswerIn
+) -> dict:
+    document = _document(request, notebook_id, document_id)
+    _ready(document, Kind.QUIZ)
+    try:
+        result = check_quiz_answer(document=document, number=number, response=payload.answer)
+    except NoSuchQuestion as exc:
+        raise ApiError(404, "not_found", str(exc)) from exc
+    except UserFacingError as exc:  # an answer of the wrong form
+        raise ApiError(422, "invalid_input", str(exc), "body.answer") from exc
+    return {
+        "number": result.number,
+        "correct": result.correct,
+        "expected": result.expected,
+        "explanation": result.explanation,
+    }
