@@ -389,9 +389,7 @@ def _prepare(
 
     # A follow-up may be rewritten to stand alone for the search (RETRIEVAL_QUERY_REWRITE);
     # the answer's prompt below keeps the question as asked, with the turns.
-    query = standalone_query(
-        question=question, turns=history, user=user
-    )
+    query = standalone_query(question=question, turns=history, user=user)
     search_query = query if query != question else ""
     # A follow-up may lean on the earlier turns ("And how long did it last?"), which a chat
     # model reads and the search does not: there the model judges (NOT_IN_SOURCES). Asking

@@ -11,7 +11,6 @@ from asgiref.sync import sync_to_async
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
-from django.core.exceptions import PermissionDenied
 from django.db import DatabaseError
 from django.db.models import Count, OuterRef, Subquery
 from django.http import Http404, HttpResponse, StreamingHttpResponse
@@ -42,6 +41,7 @@ from notebooks.models import (
     NoteCitation,
 )
 from notebooks.services import (
+    SourceNotRemovable,
     create_note,
     create_notebook,
     delete_note,
@@ -284,8 +284,7 @@ def reprocess(request: HtmxHttpRequest, notebook_id: int, source_id: int) -> Htt
     source they may change (their own; a public one only its publisher)."""
     notebook = get_notebook_for_user(request, notebook_id, Role.EDITOR)
     source = get_object_or_404(access.notebook_sources(notebook), pk=source_id)
-    if not access.changeable_sources(request.user).filter(pk=source.pk).exists():
-        raise PermissionDenied(_("Only whoever added this source can read it again."))
+    access.require_changeable(request.user, source)
     try:
         reprocess_source(source=source)
     except SourceBusy as exc:
@@ -301,13 +300,11 @@ def remove_source(request: HtmxHttpRequest, notebook_id: int, source_id: int) ->
     """Take a source out of this notebook; it stays in the library (and other notebooks).
     A generated document is deleted in the studio instead (its source goes with it)."""
     notebook = get_notebook_for_user(request, notebook_id, Role.EDITOR)
-    source = get_object_or_404(
-        access.notebook_sources(notebook).exclude(
-            kind__in=[Source.Kind.GENERATED, Source.Kind.NOTE]
-        ),
-        pk=source_id,
-    )
-    unlink_source(notebook=notebook, source=source)
+    source = get_object_or_404(access.notebook_sources(notebook), pk=source_id)
+    try:
+        unlink_source(notebook=notebook, source=source)
+    except SourceNotRemovable as exc:  # the page offers no "remove" for these
+        raise Http404(str(exc)) from exc
     note = _("“%(title)s” was removed from this notebook. It is still in your library.") % {
         "title": source.title
     }
@@ -501,11 +498,10 @@ def message(request: HtmxHttpRequest, notebook_id: int, message_id: int) -> Http
     conversation id, which a streamed answer's first message may have just created."""
     notebook = get_notebook_for_user(request, notebook_id)
     shown = get_object_or_404(
-        Message.objects.prefetch_related("citations", "citations__chunk").select_related(
-            "conversation"
-        ),
+        access.visible_messages(request.user, notebook)
+        .prefetch_related("citations", "citations__chunk")
+        .select_related("conversation"),
         pk=message_id,
-        conversation__in=access.visible_conversations(request.user, notebook),
     )
     if not request.htmx:
         return render(request, "notebooks/_message.html", {"message": shown})
@@ -522,9 +518,7 @@ def rename_conversation(
     """Give a conversation a title; an empty one names it by its first question again."""
     notebook = get_notebook_for_user(request, notebook_id)
     conversation = _get_conversation(request, notebook, conversation_id, own=True)
-    title = " ".join(request.POST.get("title", "").split())
-    conversation.title = title[: Conversation._meta.get_field("title").max_length]
-    conversation.save(update_fields=["title"])
+    conversation.rename(request.POST.get("title", ""))
     return redirect("notebooks:conversation", notebook.pk, conversation.pk)
 
 
@@ -548,8 +542,7 @@ def post_conversation(
     make it private again."""
     notebook = get_notebook_for_user(request, notebook_id)
     conversation = _get_conversation(request, notebook, conversation_id, own=True)
-    conversation.posted = request.POST.get("posted") == "1"
-    conversation.save(update_fields=["posted"])
+    conversation.post(request.POST.get("posted") == "1")
     return redirect("notebooks:conversation", notebook.pk, conversation.pk)
 
 
@@ -773,8 +766,7 @@ def post_note(request: HtmxHttpRequest, notebook_id: int, note_id: int) -> HttpR
     """Post one's note to the notebook (its other readers may read it), or make it private."""
     notebook = get_notebook_for_user(request, notebook_id)
     shown = _get_note(request, notebook, note_id, own=True)
-    shown.posted = request.POST.get("posted") == "1"
-    shown.save(update_fields=["posted", "updated_at"])
+    shown.post(request.POST.get("posted") == "1")
     return _after_note(request, notebook)
 
 
@@ -799,9 +791,10 @@ def save_to_note(request: HtmxHttpRequest, notebook_id: int, message_id: int) ->
     """Save an answer the user may read to a note of theirs, citations and all."""
     notebook = get_notebook_for_user(request, notebook_id, Role.EDITOR)
     answer = get_object_or_404(
-        Message.objects.select_related("conversation").prefetch_related("citations"),
+        access.visible_messages(request.user, notebook)
+        .select_related("conversation")
+        .prefetch_related("citations"),
         pk=message_id,
-        conversation__in=access.visible_conversations(request.user, notebook),
     )
     try:
         save_answer_as_note(user=request.user, message=answer)

@@ -54,9 +54,7 @@ def test_a_published_source_is_found_by_its_text_and_linked_by_another_reader(
     assert refused.status_code == 404
 
 
-def test_publishing_needs_the_right_and_ones_own_ready_source(
-    api, client, owner, outsider, herons
-):
+def test_publishing_needs_the_right_and_ones_own_ready_source(api, client, owner, outsider, herons):
     # Without the contributor's right: 403, nothing published.
     denied = api.post("/api/v1/library/public", {"source": herons.pk})
     assert denied.status_code == 403 and denied.json()["code"] == "forbidden"

@@ -88,7 +88,7 @@ def publish(request: ApiRequest, payload: SourceIn) -> Status:
     summary="Take a source you published out of the public library",
 )
 def unpublish(request: ApiRequest, source_id: int) -> Status:
-    source = get_object_or_404(access.public_sources(), pk=source_id)
+    source = get_object_or_404(access.readable_sources(request.user), pk=source_id)
     services.unpublish(source=source, actor=request.user)
     return Status(204, None)
 

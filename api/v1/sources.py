@@ -17,8 +17,8 @@ from api.v1.schemas import AddedOut, ChosenIn, ChosenOut, SourceOut, UrlIn, sour
 from generation.cited_passages import cited_passage
 from ingest.page_images import PageNotRendered, cited_page_png
 from ingest.services import SourceBusy, UploadRejected, add_source, add_url, reprocess_source
-from library.models import Preferences, Source
-from notebooks.services import unlink_source
+from library.models import Preferences
+from notebooks.services import SourceNotRemovable, unlink_source
 from retrieval.chosen_sources import choose_sources, source_choice
 from sharing import access
 from sharing.models import Role
@@ -98,8 +98,7 @@ def add_web_page(request: ApiRequest, notebook_id: int, payload: UrlIn) -> Statu
 )
 def reprocess(request: ApiRequest, notebook_id: int, source_id: int) -> Status:
     _notebook, source = _source(request, notebook_id, source_id, Role.EDITOR)
-    if not access.changeable_sources(request.user).filter(pk=source.pk).exists():
-        raise ApiError(403, "forbidden", "Only whoever added this source can read it again.")
+    access.require_changeable(request.user, source)
     billed(request, "upload")
     try:
         source = reprocess_source(source=source)
@@ -144,11 +143,10 @@ def read_source(request: ApiRequest, notebook_id: int, source_id: int) -> dict:
 )
 def remove_source(request: ApiRequest, notebook_id: int, source_id: int) -> Status:
     notebook, source = _source(request, notebook_id, source_id, Role.EDITOR)
-    if source.kind in (Source.Kind.GENERATED, Source.Kind.NOTE):
-        raise ApiError(
-            400, "not_removable", "Delete a studio document or a note itself, not its source."
-        )
-    unlink_source(notebook=notebook, source=source)
+    try:
+        unlink_source(notebook=notebook, source=source)
+    except SourceNotRemovable as exc:
+        raise ApiError(400, "not_removable", str(exc)) from exc
     return Status(204, None)
 
 

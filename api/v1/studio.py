@@ -21,6 +21,7 @@ from generation.documents.kinds import kind_module
 from generation.documents.models import GeneratedDocument
 from generation.documents.services import (
     DocumentBusy,
+    NoSourceChosen,
     NoSuchQuestion,
     check_quiz_answer,
     delete_document,
@@ -82,9 +83,6 @@ def add_document(request: ApiRequest, notebook_id: int, payload: DocumentIn) -> 
     notebook = get_notebook(request, notebook_id, Role.EDITOR)
     # As on the page: the audio options mean something for an overview only.
     audio = payload.kind == Kind.AUDIO
-    chosen = source_choice(user=request.user, notebook=notebook).searched
-    if chosen == []:
-        raise ApiError(409, "no_source_chosen", "No source is chosen: choose one to generate from.")
     billed(request, "generate")
     try:
         document = request_document(
@@ -92,10 +90,12 @@ def add_document(request: ApiRequest, notebook_id: int, payload: DocumentIn) -> 
             notebook=notebook,
             kind=payload.kind,
             language=payload.language,
-            chosen_sources=chosen,
+            chosen_sources=source_choice(user=request.user, notebook=notebook).searched,
             audio_format=payload.audio_format if audio else "",
             length=payload.length if audio else "",
         )
+    except NoSourceChosen as exc:
+        raise ApiError(409, "no_source_chosen", str(exc)) from exc
     except UserFacingError as exc:
         raise ApiError(422, "invalid_document", str(exc), "body") from exc
     return Status(202, document_out(document, request.user.pk))
@@ -202,11 +202,9 @@ def remove_document(request: ApiRequest, notebook_id: int, document_id: int) -> 
 def retry(request: ApiRequest, notebook_id: int, document_id: int) -> Status:
     notebook = get_notebook(request, notebook_id, Role.EDITOR)
     document = get_object_or_404(GeneratedDocument, pk=document_id, notebook=notebook)
-    if document.owner_id != request.user.pk:  # a retry is billed to whoever made it
-        raise ApiError(403, "forbidden", "Only whoever made this document can try it again.")
-    billed(request, "generate")
+    billed(request, "generate")  # as the page's decorators, before the service's rules
     try:
-        document = retry_document(document=document)
+        document = retry_document(document=document, user=request.user)
     except DocumentBusy as exc:
         raise ApiError(409, "document_busy", str(exc)) from exc
     return Status(202, document_out(document, request.user.pk))
