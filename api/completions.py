@@ -120,12 +120,14 @@ def _asked(body: Any) -> _Asked:
     for number, message in enumerate(messages[:-1]):
         if message.get("role") not in ("user", "assistant"):
             continue
-        text = _text(message.get("content"))
-        if text is None:
+        content = message.get("content")
+        text = _text(content)
+        if text is None and content is not None:
             raise ApiError(
                 400, "invalid_messages", f"messages[{number}] has no text content.", "messages"
             )
-        if text.strip():
+        # An assistant's tool call has no content: nothing of it to read.
+        if text and text.strip():
             turns.append((str(message["role"]), text))
     stream = body.get("stream", False)
     if not isinstance(stream, bool):

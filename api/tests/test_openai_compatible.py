@@ -100,6 +100,14 @@ def test_the_clients_earlier_messages_are_the_conversation_a_follow_up_is_read_w
         {"role": "system", "content": "You are a pirate."},
         {"role": "user", "content": "Where do herons wait?"},
         {"role": "assistant", "content": REPLY},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "call_1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+            ],
+        },
+        {"role": "tool", "tool_call_id": "call_1", "content": "a tool's output"},
     ]
 
     created = client_for(owner).chat.completions.create(
