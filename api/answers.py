@@ -11,7 +11,7 @@ from asgiref.sync import sync_to_async
 from django.contrib.auth.models import User
 from django.shortcuts import get_object_or_404
 
-from generation.answering import Answer, Evidence, answer_question, stream_answer
+from generation.answering import Answer, Evidence, Turn, answer_question, stream_answer
 from library.models import Source
 from notebooks.models import Conversation, Notebook
 from retrieval.chosen_sources import sources_to_ask
@@ -44,6 +44,7 @@ def ask(
     question: str,
     conversation: Conversation | None = None,
     source: Source | None = None,
+    turns: list[Turn] | None = None,
 ) -> Answer:
     asked = sources_to_ask(user=user, notebook=notebook)
     return answer_question(
@@ -55,6 +56,7 @@ def ask(
         chosen_sources=None if source is not None else asked.searched,
         credit_checked=True,
         notebook_sources=asked.sources,
+        turns=turns,
     )
 
 
@@ -65,6 +67,7 @@ def ask_streamed(
     question: str,
     conversation: Conversation | None = None,
     source: Source | None = None,
+    turns: list[Turn] | None = None,
 ) -> Generator[Item, None, None]:
     asked = sources_to_ask(user=user, notebook=notebook)
     return stream_answer(
@@ -77,6 +80,7 @@ def ask_streamed(
         credit_checked=True,
         notebook_sources=asked.sources,
         evidence=True,
+        turns=turns,
     )
 
 

@@ -1,7 +1,8 @@
 """The OpenAI-compatible endpoints: /v1/models lists the notebooks the token's user may ask
 in, as models named `notebook-<id>`; /v1/chat/completions answers the last user message
-from that notebook, streamed or not, billed and limited as any question. The answer keeps
-its [n] markers; its citations travel in the extension field `citations` (docs/api.md)."""
+from that notebook, the messages before it read as the conversation (as the chat page reads
+its turns), streamed or not, billed and limited as any question. The answer keeps its [n]
+markers; its citations travel in the extension field `citations` (docs/api.md)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import json
 import re
 import time
 from collections.abc import AsyncIterator, Generator
+from dataclasses import dataclass
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -25,7 +27,7 @@ from api.v1.common import billed
 from api.v1.schemas import citation_out
 from billing.models import Usage
 from billing.services import CreditSpent, credit_spent_message
-from generation.answering import Answer, Evidence
+from generation.answering import Answer, Evidence, Turn
 from notebooks.models import Message, Notebook
 from providers.errors import ProviderError
 from sharing import access
@@ -74,9 +76,26 @@ def models(request: HttpRequest) -> HttpResponse:
     return JsonResponse({"object": "list", "data": [_model_out(n) for n in notebooks]})
 
 
-def _question(body: Any) -> tuple[str, int, bool]:
-    """The question (the last user message's text), the notebook's id and whether to stream;
-    ApiError naming the parameter at fault."""
+@dataclass(frozen=True)
+class _Asked:
+    question: str  # the last message's text
+    turns: list[Turn]  # the user and assistant messages before it, oldest first
+    notebook_id: int
+    stream: bool
+
+
+def _text(content: Any) -> str | None:
+    """A message's text: a string, or the text of its content parts; None for neither."""
+    if isinstance(content, list):
+        return " ".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+    return content if isinstance(content, str) else None
+
+
+def _asked(body: Any) -> _Asked:
+    """The question (the last message, the user's), the conversation before it as the
+    client holds it, the notebook's id and whether to stream; ApiError naming the
+    parameter at fault. The client's system messages are left out: Loupe's own system
+    prompt (the citing rules and the notebook's chat style) is the one the model gets."""
     if not isinstance(body, dict):
         raise ApiError(400, "invalid_request", "The body must be a JSON object.")
     model = body.get("model")
@@ -88,18 +107,32 @@ def _question(body: Any) -> tuple[str, int, bool]:
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages:
         raise ApiError(400, "invalid_messages", "messages must be a non-empty list.", "messages")
-    users = [m for m in messages if isinstance(m, dict) and m.get("role") == "user"]
-    if not users:
-        raise ApiError(400, "invalid_messages", "No message has the role user.", "messages")
-    content = users[-1].get("content")
-    if isinstance(content, list):  # content parts: the text ones
-        content = " ".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
-    if not isinstance(content, str) or not content.strip():
+    if not all(isinstance(message, dict) for message in messages):
+        raise ApiError(400, "invalid_messages", "Each message must be an object.", "messages")
+    if messages[-1].get("role") != "user":
+        raise ApiError(
+            400, "invalid_messages", "The last message must have the role user.", "messages"
+        )
+    question = _text(messages[-1].get("content"))
+    if question is None or not question.strip():
         raise ApiError(400, "invalid_messages", "The last user message has no text.", "messages")
+    turns = []
+    for number, message in enumerate(messages[:-1]):
+        if message.get("role") not in ("user", "assistant"):
+            continue
+        content = message.get("content")
+        text = _text(content)
+        if text is None and content is not None:
+            raise ApiError(
+                400, "invalid_messages", f"messages[{number}] has no text content.", "messages"
+            )
+        # An assistant's tool call has no content: nothing of it to read.
+        if text and text.strip():
+            turns.append((str(message["role"]), text))
     stream = body.get("stream", False)
     if not isinstance(stream, bool):
         raise ApiError(400, "invalid_stream", "stream must be true or false.", "stream")
-    return content, int(match.group(1)), stream
+    return _Asked(question, turns, int(match.group(1)), stream)
 
 
 @csrf_exempt
@@ -111,12 +144,12 @@ def chat_completions(request: HttpRequest) -> HttpResponseBase:
             body = json.loads(request.body)
         except (ValueError, UnicodeDecodeError):
             raise ApiError(400, "invalid_json", "The body is not JSON.") from None
-        question, notebook_id, stream = _question(body)
+        asked = _asked(body)
         try:
-            notebook = access.get_notebook(user, notebook_id, Role.EDITOR)
+            notebook = access.get_notebook(user, asked.notebook_id, Role.EDITOR)
         except Http404:
             raise ApiError(
-                404, "model_not_found", f"No model notebook-{notebook_id}.", "model"
+                404, "model_not_found", f"No model notebook-{asked.notebook_id}.", "model"
             ) from None
         conversation_id = body.get("conversation")
         if conversation_id is not None and not isinstance(conversation_id, int):
@@ -129,9 +162,17 @@ def chat_completions(request: HttpRequest) -> HttpResponseBase:
             raise ApiError(404, "not_found", "No such conversation.", "conversation") from None
         billed(request, "ask")  # type: ignore[arg-type]
         model = f"notebook-{notebook.pk}"
-        if stream:
+        # The client holds the conversation (OpenAI's API is stateless): its earlier
+        # messages are the turns a follow-up is read with; with none, a continued
+        # conversation's stored turns are.
+        turns = asked.turns or None
+        if asked.stream:
             items = answers.ask_streamed(
-                user=user, notebook=notebook, question=question, conversation=conversation
+                user=user,
+                notebook=notebook,
+                question=asked.question,
+                conversation=conversation,
+                turns=turns,
             )
             response = StreamingHttpResponse(
                 _chunks(items, model), content_type="text/event-stream"
@@ -140,7 +181,11 @@ def chat_completions(request: HttpRequest) -> HttpResponseBase:
             response["X-Accel-Buffering"] = "no"
             return response
         answer = answers.ask(
-            user=user, notebook=notebook, question=question, conversation=conversation
+            user=user,
+            notebook=notebook,
+            question=asked.question,
+            conversation=conversation,
+            turns=turns,
         )
     except ApiError as exc:
         return _error(exc.status, exc.code, exc.message, exc.field)

@@ -5,6 +5,8 @@
         --offtopic ../shared/data/manual-qa/offtopic.jsonl --docs ../shared/data/manual-qa
     LOUPE_DATA_DIR=... .venv/bin/python bench/coverage_signals.py \
         --qa ../shared/data/qa/covid-qa-dev/items.jsonl --docs ../shared/data/qa/covid-qa-dev/docs
+    LOUPE_DATA_DIR=... .venv/bin/python bench/coverage_signals.py \
+        --places ../shared/data/formats/questions.jsonl --docs ../shared/data/formats
 
 The documents must have been read by `manage.py evaluate` (user `evaluate`) before: they are
 linked into fresh notebooks, not read again. One JSON line per question: its set (`on`,
@@ -27,6 +29,7 @@ django_setup()
 from django.contrib.auth.models import User  # noqa: E402
 
 from evaluation.pages import ingest_pdfs, load_offtopic, load_page_items  # noqa: E402
+from evaluation.places import load_place_items  # noqa: E402
 from evaluation.recall import ingest_documents, load_items  # noqa: E402
 from library import embedding_state  # noqa: E402
 from notebooks.models import Notebook  # noqa: E402
@@ -70,6 +73,7 @@ def main() -> None:
     parser.add_argument("--pages", type=Path)
     parser.add_argument("--offtopic", type=Path)
     parser.add_argument("--qa", type=Path)
+    parser.add_argument("--places", type=Path)
     parser.add_argument("--docs", type=Path, required=True)
     args = parser.parse_args()
     user = User.objects.get(username="evaluate")
@@ -83,6 +87,31 @@ def main() -> None:
             _, row = signals(notebook, qa.question, user)
             print(json.dumps({"set": "on", "lang": "en", "question": qa.question, **row}))
         notebook.delete()
+        return
+    if args.places:
+        place_items = load_place_items(args.places)
+        notebooks = ingest_pdfs(user=user, docs=args.docs, names={i.file for i in place_items})
+        try:
+            for place in place_items:
+                hits, row = signals(notebooks[place.file], place.question, user)
+                words = [len(hit.chunk.text.split()) for hit in hits]
+                print(
+                    json.dumps(
+                        {
+                            "set": "on",
+                            "id": place.id,
+                            "lang": place.lang,
+                            "kind": place.kind,
+                            "hit_words": words,
+                            **row,
+                        },
+                        ensure_ascii=False,
+                    )
+                )
+                sys.stdout.flush()
+        finally:
+            for notebook in notebooks.values():
+                notebook.delete()
         return
     page_items = load_page_items(args.pages)
     offtopic = load_offtopic(args.offtopic) if args.offtopic else []

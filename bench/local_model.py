@@ -122,14 +122,16 @@ def run(arguments: argparse.Namespace, server) -> None:
         total = time.perf_counter() - started
         assert answer is not None
         usage = Usage.objects.filter(kind=Usage.Kind.CHAT).order_by("-id").first()
-        cited = {c.page for c in answer.citations if c.supported}
+        gold = {item["page"], *item.get("also_answered_on", [])}
+        # As `evaluate --pages --answers` counts: a citation of a gold page, and whether
+        # the support check verified one.
         return {
             "evidence": evidence,
             "first_word": first,
             "total": total,
             "prompt_tokens": usage.input_tokens if usage else 0,
-            "gold_cited": item["page"] in cited
-            or bool(set(item.get("also_answered_on", [])) & cited),
+            "gold_cited": any(c.page in gold for c in answer.citations),
+            "gold_verified": any(c.page in gold and c.supported for c in answer.citations),
             "mode": answer.message.mode,
             "answer": answer.message.content,
         }
@@ -169,7 +171,8 @@ def run(arguments: argparse.Namespace, server) -> None:
             f"{item['id']}: evidence {ours['evidence']:.2f} s, "
             f"first word {ours['first_word'] or 0:.1f} s "
             f"(minimal {base:.1f} s, {ours['ratio']:.2f}×), whole {ours['total']:.1f} s, "
-            f"prompt {ours['prompt_tokens']} tokens, gold page cited: {ours['gold_cited']}\n"
+            f"prompt {ours['prompt_tokens']} tokens, gold page cited: {ours['gold_cited']} "
+            f"(verified: {ours['gold_verified']})\n"
             f"    {ours['answer'][:300]!r}",
             flush=True,
         )
@@ -183,6 +186,7 @@ def run(arguments: argparse.Namespace, server) -> None:
         "prompt_tokens_p50": statistics.median(r["prompt_tokens"] for r in rows),
         "answer_p50_s": round(statistics.median(r["total"] for r in rows), 1),
         "gold_cited": sum(r["gold_cited"] for r in rows),
+        "gold_verified": sum(r["gold_verified"] for r in rows),
         "marker_only_or_empty": sum(1 for r in rows if not r["answer"].strip("[]0-9 ")),
     }
     if arguments.report:

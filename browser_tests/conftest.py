@@ -12,7 +12,6 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -21,12 +20,13 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import quote, urlparse
+from urllib.parse import urlparse
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection
 
+from ops.tests.stack import database_url, free_port
 from providers.tests.fake_openai import FakeOpenAI
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,25 +45,6 @@ WATCH_UPLOADS = """() => {
     }
   }).observe(document.getElementById("upload-progress"), {childList: true});
 }"""
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _database_url(settings_dict: dict) -> str:
-    """The test database as DATABASE_URL, for the server processes."""
-    user = quote(settings_dict["USER"] or "", safe="")
-    password = quote(settings_dict["PASSWORD"] or "", safe="")
-    credentials = f"{user}:{password}@" if password else (f"{user}@" if user else "")
-    host = settings_dict["HOST"] or ""
-    port = settings_dict["PORT"] or ""
-    if host.startswith("/"):  # a Unix socket folder
-        query = f"?host={quote(host, safe='')}" + (f"&port={port}" if port else "")
-        return f"postgresql://{credentials}/{settings_dict['NAME']}{query}"
-    return f"postgresql://{credentials}{host}{':' + port if port else ''}/{settings_dict['NAME']}"
 
 
 class LiveLoupe:
@@ -134,7 +115,7 @@ def live_loupe(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator
             "(Debian: apt-get install chromium)."
         )
     with django_db_blocker.unblock():
-        database_url = _database_url(connection.settings_dict)
+        database = database_url(connection.settings_dict)
     data_dir = tmp_path_factory.mktemp("live-loupe")
     logs = data_dir / "logs"
     logs.mkdir()
@@ -142,7 +123,7 @@ def live_loupe(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator
         env = {
             **os.environ,
             "LOUPE_DATA_DIR": str(data_dir),
-            "DATABASE_URL": database_url,
+            "DATABASE_URL": database,
             "DEBUG": "false",
             "OPENAI_BASE_URL": models.base_url,
             "OPENAI_API_KEY": "test",
@@ -168,7 +149,7 @@ def live_loupe(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator
             env=env,
             check=True,
         )
-        port = _free_port()
+        port = free_port()
         commands = {
             "web": [
                 python,

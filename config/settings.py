@@ -116,6 +116,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # The API's 404 and 405 for a path or method it has no route for, in JSON (api/).
+    "api.middleware.json_refusals_middleware",
 ]
 
 ROOT_URLCONF = "config.urls"

@@ -35,6 +35,10 @@ from texts.errors import UserFacingError
 logger = logging.getLogger(__name__)
 
 
+# An earlier turn of a conversation: (role, text), the role "user" or "assistant".
+Turn = tuple[str, str]
+
+
 class QuestionRefused(UserFacingError):
     """The question cannot be asked as it is: empty, or about no source of the notebook."""
 
@@ -87,6 +91,7 @@ def answer_question(
     chosen_sources: Sequence[int] | None = None,
     credit_checked: bool = False,
     notebook_sources: Sequence[Source] | None = None,
+    turns: Sequence[Turn] | None = None,
 ) -> Answer:
     """Answer a question at the user's expense: refused (CreditSpent) once the credit is
     spent; the usage rows of its model calls point at the notebook and the answer.
@@ -97,7 +102,9 @@ def answer_question(
     so it is not summed a second time before the model calls. `notebook_sources`: the
     notebook's sources, read by the caller a moment ago with the asker's choice of them
     (retrieval.chosen_sources.sources_to_ask), so they are not read a second time; None:
-    read here.
+    read here. `turns`: the earlier turns ((role, text), oldest first) as a client that
+    holds the conversation itself sends them (the OpenAI chat API does); they are the
+    history instead of the stored conversation's, for the rewrite and the prompt alike.
     """
     if not credit_checked:
         require_credit(user)
@@ -112,6 +119,7 @@ def answer_question(
             chosen_sources=chosen_sources,
             notebook_sources=notebook_sources,
             timing=timing,
+            turns=turns,
         )
     billed.attach(message_id=answer.message.pk)
     _log(answer, user=user, notebook=notebook, timing=timing)
@@ -140,6 +148,7 @@ def stream_answer(
     credit_checked: bool = False,
     notebook_sources: Sequence[Source] | None = None,
     evidence: bool = False,
+    turns: Sequence[Turn] | None = None,
 ) -> Generator[str | Evidence | Answer, None, None]:
     """answer_question, streamed: yields the passages the model is given (Evidence), then
     the model's text as it is written, then the stored Answer (its text mapped and its
@@ -153,7 +162,7 @@ def stream_answer(
     means "not this answer", the question is still in the form to be asked again, and a
     truncated answer would sit in the conversation, and go to the model as history, as if it
     were complete. The usage row is still written (the provider billed the tokens), pointing
-    at the notebook. `credit_checked` and `notebook_sources` as for answer_question.
+    at the notebook. `credit_checked`, `notebook_sources` and `turns` as for answer_question.
     With `evidence`, an answer written without a model (a refusal, an extractive answer)
     yields its passages first too.
     """
@@ -174,6 +183,7 @@ def stream_answer(
             chosen_sources=chosen_sources,
             notebook_sources=notebook_sources,
             timing=timing,
+            turns=turns,
         )
         stream = (
             None
@@ -228,6 +238,7 @@ def _answer_question(
     chosen_sources: Sequence[int] | None = None,
     notebook_sources: Sequence[Source] | None = None,
     timing: Timing | None = None,
+    turns: Sequence[Turn] | None = None,
 ) -> Answer:
     """Answer from the notebook's sources and store the question, answer and citations.
 
@@ -243,6 +254,7 @@ def _answer_question(
         chosen_sources=chosen_sources,
         notebook_sources=notebook_sources,
         timing=timing,
+        turns=turns,
     )
     if prepared.answer is not None:
         return prepared.answer
@@ -365,12 +377,13 @@ def _prepare(
     chosen_sources: Sequence[int] | None = None,
     notebook_sources: Sequence[Source] | None = None,
     timing: Timing | None = None,
+    turns: Sequence[Turn] | None = None,
 ) -> _Prepared:
     question = question.strip()
     if not question:
         raise QuestionRefused(_("The question is empty."))
     command = memory_commands.parse(question)
-    history = _history(conversation)
+    history = _history(conversation) if turns is None else _latest(turns)
 
     # Refusals and extractive answers come without a rewrite: before the search, or with no
     # chat model to rewrite.
@@ -413,9 +426,7 @@ def _prepare(
 
     # A follow-up may be rewritten to stand alone for the search (RETRIEVAL_QUERY_REWRITE);
     # the answer's prompt below keeps the question as asked, with the turns.
-    query = standalone_query(
-        question=question, turns=[(turn.role, turn.content) for turn in history], user=user
-    )
+    query = standalone_query(question=question, turns=history, user=user)
     search_query = query if query != question else ""
     # A follow-up may lean on the earlier turns ("And how long did it last?"), which a chat
     # model reads and the search does not: there the model judges (NOT_IN_SOURCES). Asking
@@ -463,7 +474,7 @@ def _prepare(
     if memories:
         system += "\n\n" + prompts.memory_section(memories)
     messages = [{"role": "system", "content": system}]
-    messages += [{"role": turn.role, "content": turn.content} for turn in history]
+    messages += [{"role": role, "content": content} for role, content in history]
     hits, passages = _fit_context(hits, messages, question=question, documents=documents)
     user_prompt = prompts.build_user_prompt(
         question=question, documents=documents, passages=passages
@@ -544,13 +555,13 @@ def _fit_context(
 _HISTORY_SLICE = 20  # turns read at a time, newest first
 
 
-def _history(conversation: Conversation | None) -> list[Message]:
+def _history(conversation: Conversation | None) -> list[Turn]:
     """The conversation's latest turns, oldest first, as many as fit CHAT_HISTORY_TOKENS
     counted from the newest: the most recent context matters most to a follow-up."""
     if conversation is None:
         return []
     budget = settings.CHAT_HISTORY_TOKENS
-    kept: list[Message] = []
+    kept: list[Turn] = []
     newest_first = conversation.messages.order_by("-created_at", "-id")
     # Read in slices, not .iterator(): its server-side cursor costs three round trips
     # (declare, fetch, close) before the model call, and one slice holds most conversations.
@@ -565,10 +576,23 @@ def _history(conversation: Conversation | None) -> list[Message]:
             budget -= estimate_tokens(turn.content)
             if budget < 0:
                 return kept[::-1]
-            kept.append(turn)
+            kept.append((turn.role, turn.content))
         if len(turns) < _HISTORY_SLICE:
             return kept[::-1]
         start += _HISTORY_SLICE
+
+
+def _latest(turns: Sequence[Turn]) -> list[Turn]:
+    """A client's turns, oldest first, as many of the newest as fit CHAT_HISTORY_TOKENS
+    (as _history keeps a stored conversation's)."""
+    budget = settings.CHAT_HISTORY_TOKENS
+    kept: list[Turn] = []
+    for role, content in reversed(turns):
+        budget -= estimate_tokens(content)
+        if budget < 0:
+            break
+        kept.append((role, content))
+    return kept[::-1]
 
 
 def _store(

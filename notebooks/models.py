@@ -87,8 +87,9 @@ class Conversation(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="conversations"
     )
     posted = models.BooleanField(default=False)
+    TITLE_MAX = 200
     # Empty until the user renames it: then the first question names it (display_title).
-    title = models.CharField(max_length=200, blank=True)
+    title = models.CharField(max_length=TITLE_MAX, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = ConversationQuerySet.as_manager()
@@ -98,6 +99,17 @@ class Conversation(models.Model):
 
     def __str__(self) -> str:
         return self.display_title
+
+    def rename(self, title: str) -> None:
+        """Its title, spaces tidied and cut to fit; "" names it by its first question again."""
+        title = " ".join(title.split())
+        self.title = title[: Conversation.TITLE_MAX]
+        self.save(update_fields=["title"])
+
+    def post(self, posted: bool) -> None:
+        """Post it to the notebook (everyone who may read the notebook reads it), or not."""
+        self.posted = posted
+        self.save(update_fields=["posted"])
 
     @property
     def display_title(self) -> str:
@@ -229,6 +241,11 @@ class Note(models.Model):
 
     def __str__(self) -> str:
         return self.display_title
+
+    def post(self, posted: bool) -> None:
+        """Post it to the notebook (its other readers read it), or make it private again."""
+        self.posted = posted
+        self.save(update_fields=["posted", "updated_at"])
 
     @property
     def display_title(self) -> str:

@@ -45,10 +45,19 @@ def get_or_create_notebook(*, owner: User, title: str) -> tuple[Notebook, bool]:
         return Notebook.objects.get(owner=owner, title=title), False
 
 
+class SourceNotRemovable(UserFacingError):
+    """A studio document's or a note's source: deleting the document or the note removes it."""
+
+
 def unlink_source(*, notebook: Notebook, source: Source) -> None:
     """Take a source out of a notebook. It stays in the owner's library (and in other
     notebooks); this notebook's answers no longer search it, and its old citations show
-    "source removed"."""
+    "source removed". A studio document's or a note's source is refused: it is removed with
+    the document or the note, never left behind without it."""
+    if source.kind in (Source.Kind.GENERATED, Source.Kind.NOTE):
+        raise SourceNotRemovable(
+            _("Delete the studio document or the note itself, not its source.")
+        )
     NotebookSource.objects.filter(notebook=notebook, source=source).delete()
 
 

@@ -12,9 +12,8 @@ from asgiref.sync import sync_to_async
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
-from django.core.exceptions import PermissionDenied
 from django.db import DatabaseError
-from django.db.models import Count, Max, OuterRef, Subquery
+from django.db.models import Count, OuterRef, Subquery
 from django.http import Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -28,15 +27,15 @@ from billing.decorators import credit_required, credit_spent_response
 from billing.services import CreditSpent
 from generation import chat_style
 from generation.answering import Answer, Evidence, answer_question, stream_answer
+from generation.cited_passages import cited_passage
 from ingest.notes import edit_note, make_note_a_source
+from ingest.page_images import PageNotRendered, cited_page_png
 from ingest.services import SourceBusy, UploadRejected, add_source, add_url, reprocess_source
-from library.files import local_copy
-from library.models import Chunk, Preferences, Source
+from library.models import Preferences, Source
 from limits.decorators import rate_limited
 from notebooks import guides
 from notebooks.models import (
     Citation,
-    CitedPassage,
     Conversation,
     Message,
     Note,
@@ -44,6 +43,7 @@ from notebooks.models import (
     NoteCitation,
 )
 from notebooks.services import (
+    SourceNotRemovable,
     create_note,
     create_notebook,
     delete_note,
@@ -61,7 +61,6 @@ from sharing.models import Membership, Role
 from texts import message_of, translated
 from texts.errors import UserFacingError
 from web.notebook_pages import HtmxHttpRequest, get_notebook_for_user, render_citation
-from web.page_images import PageNotRendered, render_page_png
 
 logger = logging.getLogger(__name__)
 
@@ -301,8 +300,7 @@ def reprocess(request: HtmxHttpRequest, notebook_id: int, source_id: int) -> Htt
     source they may change (their own; a public one only its publisher)."""
     notebook = get_notebook_for_user(request, notebook_id, Role.EDITOR)
     source = get_object_or_404(access.notebook_sources(notebook), pk=source_id)
-    if not access.changeable_sources(request.user).filter(pk=source.pk).exists():
-        raise PermissionDenied(_("Only whoever added this source can read it again."))
+    access.require_changeable(request.user, source)
     try:
         reprocess_source(source=source)
     except SourceBusy as exc:
@@ -318,13 +316,11 @@ def remove_source(request: HtmxHttpRequest, notebook_id: int, source_id: int) ->
     """Take a source out of this notebook; it stays in the library (and other notebooks).
     A generated document is deleted in the studio instead (its source goes with it)."""
     notebook = get_notebook_for_user(request, notebook_id, Role.EDITOR)
-    source = get_object_or_404(
-        access.notebook_sources(notebook).exclude(
-            kind__in=[Source.Kind.GENERATED, Source.Kind.NOTE]
-        ),
-        pk=source_id,
-    )
-    unlink_source(notebook=notebook, source=source)
+    source = get_object_or_404(access.notebook_sources(notebook), pk=source_id)
+    try:
+        unlink_source(notebook=notebook, source=source)
+    except SourceNotRemovable as exc:  # the page offers no "remove" for these
+        raise Http404(str(exc)) from exc
     note = _("“%(title)s” was removed from this notebook. It is still in your library.") % {
         "title": source.title
     }
@@ -518,11 +514,10 @@ def message(request: HtmxHttpRequest, notebook_id: int, message_id: int) -> Http
     conversation id, which a streamed answer's first message may have just created."""
     notebook = get_notebook_for_user(request, notebook_id)
     shown = get_object_or_404(
-        Message.objects.prefetch_related("citations", "citations__chunk").select_related(
-            "conversation"
-        ),
+        access.visible_messages(request.user, notebook)
+        .prefetch_related("citations", "citations__chunk")
+        .select_related("conversation"),
         pk=message_id,
-        conversation__in=access.visible_conversations(request.user, notebook),
     )
     if not request.htmx:
         return render(request, "notebooks/_message.html", {"message": shown})
@@ -539,9 +534,7 @@ def rename_conversation(
     """Give a conversation a title; an empty one names it by its first question again."""
     notebook = get_notebook_for_user(request, notebook_id)
     conversation = _get_conversation(request, notebook, conversation_id, own=True)
-    title = " ".join(request.POST.get("title", "").split())
-    conversation.title = title[: Conversation._meta.get_field("title").max_length]
-    conversation.save(update_fields=["title"])
+    conversation.rename(request.POST.get("title", ""))
     return redirect("notebooks:conversation", notebook.pk, conversation.pk)
 
 
@@ -565,8 +558,7 @@ def post_conversation(
     make it private again."""
     notebook = get_notebook_for_user(request, notebook_id)
     conversation = _get_conversation(request, notebook, conversation_id, own=True)
-    conversation.posted = request.POST.get("posted") == "1"
-    conversation.save(update_fields=["posted"])
+    conversation.post(request.POST.get("posted") == "1")
     return redirect("notebooks:conversation", notebook.pk, conversation.pk)
 
 
@@ -588,15 +580,13 @@ def citation(request: HtmxHttpRequest, notebook_id: int, citation_id: int) -> Ht
     )
 
 
-def _quote_position(cited: CitedPassage) -> float | None:
-    """Where on its page (0 to 1) the quote was extracted, to pick the right one of a
-    sentence the page repeats."""
-    chunk = cited.chunk
-    if chunk is None or (offset := chunk.text.find(cited.quote)) < 0:
+def _id_param(request: HtmxHttpRequest, name: str) -> int | None:
+    value = request.GET.get(name, "")
+    if not value:
         return None
-    page_chunks = Chunk.objects.filter(source_id=chunk.source_id, page=chunk.page)
-    page_length = page_chunks.aggregate(length=Max("char_end"))["length"]
-    return (chunk.char_start + offset) / page_length if page_length else None
+    if not value.isdigit():
+        raise Http404("No such citation.")
+    return int(value)
 
 
 @login_required
@@ -604,48 +594,19 @@ def _quote_position(cited: CitedPassage) -> float | None:
 def page_image(
     request: HtmxHttpRequest, notebook_id: int, source_id: int, page: int
 ) -> HttpResponse:
-    """A page of a PDF in the notebook as a PNG; `?citation=<id>` highlights that
-    citation's quote when it cites this page."""
+    """A page of a PDF in the notebook as a PNG; `?citation=<id>` (or `note_citation`,
+    `document_citation`) highlights that citation's quote when it cites this page."""
     notebook = get_notebook_for_user(request, notebook_id)
-    source = get_object_or_404(
-        access.notebook_sources(notebook), pk=source_id, kind=Source.Kind.PDF
+    source = get_object_or_404(access.notebook_sources(notebook), pk=source_id)
+    cited = cited_passage(
+        request.user,
+        notebook,
+        citation=_id_param(request, "citation"),
+        note_citation=_id_param(request, "note_citation"),
+        document_citation=_id_param(request, "document_citation"),
     )
-    if not source.file or not source.page_count or not 1 <= page <= source.page_count:
-        raise Http404("No such page.")
-    quote, near = "", None
-    if citation_id := request.GET.get("citation", ""):
-        if not citation_id.isdigit():
-            raise Http404("No such citation.")
-        cited = get_object_or_404(
-            Citation,
-            pk=citation_id,
-            message__conversation__in=access.visible_conversations(request.user, notebook),
-        )
-        if cited.source_id == source.pk and cited.page == page:
-            quote, near = cited.quote, _quote_position(cited)
-    elif note_citation_id := request.GET.get("note_citation", ""):
-        if not note_citation_id.isdigit():
-            raise Http404("No such citation.")
-        note_cited = get_object_or_404(
-            NoteCitation,
-            pk=note_citation_id,
-            note__in=access.visible_notes(request.user, notebook),
-        )
-        if note_cited.source_id == source.pk and note_cited.page == page:
-            quote, near = note_cited.quote, _quote_position(note_cited)
-    elif document_citation_id := request.GET.get("document_citation", ""):
-        from generation.documents.models import DocumentCitation
-
-        if not document_citation_id.isdigit():
-            raise Http404("No such citation.")
-        document_cited = get_object_or_404(
-            DocumentCitation, pk=document_citation_id, document__notebook=notebook
-        )
-        if document_cited.source_id == source.pk and document_cited.page == page:
-            quote, near = document_cited.quote, _quote_position(document_cited)
     try:
-        with local_copy(source.file) as path:
-            png = render_page_png(path, page, quote=quote, near=near)
+        png = cited_page_png(source, page, cited)
     except PageNotRendered as exc:
         raise Http404("This page could not be rendered.") from exc
     response = HttpResponse(png, content_type="image/png")
@@ -828,8 +789,7 @@ def post_note(request: HtmxHttpRequest, notebook_id: int, note_id: int) -> HttpR
     """Post one's note to the notebook (its other readers may read it), or make it private."""
     notebook = get_notebook_for_user(request, notebook_id)
     shown = _get_note(request, notebook, note_id, own=True)
-    shown.posted = request.POST.get("posted") == "1"
-    shown.save(update_fields=["posted", "updated_at"])
+    shown.post(request.POST.get("posted") == "1")
     return _after_note(request, notebook)
 
 
@@ -854,9 +814,10 @@ def save_to_note(request: HtmxHttpRequest, notebook_id: int, message_id: int) ->
     """Save an answer the user may read to a note of theirs, citations and all."""
     notebook = get_notebook_for_user(request, notebook_id, Role.EDITOR)
     answer = get_object_or_404(
-        Message.objects.select_related("conversation").prefetch_related("citations"),
+        access.visible_messages(request.user, notebook)
+        .select_related("conversation")
+        .prefetch_related("citations"),
         pk=message_id,
-        conversation__in=access.visible_conversations(request.user, notebook),
     )
     try:
         save_answer_as_note(user=request.user, message=answer)

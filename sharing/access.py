@@ -33,7 +33,14 @@ from django.http import Http404
 from django.utils.translation import gettext as _
 
 from library.models import Source
-from notebooks.models import Conversation, ConversationQuerySet, Note, Notebook, NotebookSource
+from notebooks.models import (
+    Conversation,
+    ConversationQuerySet,
+    Message,
+    Note,
+    Notebook,
+    NotebookSource,
+)
 from sharing.models import Membership, Role
 from texts.errors import UserFacingError
 
@@ -228,6 +235,12 @@ def changeable_sources(user: AnyUser) -> QuerySet[Source]:
     return Source.objects.filter(mine | Q(public=True) if user.is_staff else mine)
 
 
+def require_changeable(user: AnyUser, source: Source) -> None:
+    """PermissionDenied unless `user` may read `source` again (changeable_sources)."""
+    if not changeable_sources(user).filter(pk=source.pk).exists():
+        raise PermissionDenied(_("Only whoever added this source can read it again."))
+
+
 def may_publish(user: AnyUser) -> bool:
     return _signed_in(user) and (user.is_staff or user.has_perm("library.publish_source"))
 
@@ -257,6 +270,11 @@ def linkable_sources(user: AnyUser) -> QuerySet[Source]:
 
 
 # Conversations and generated documents --------------------------------------------------
+
+
+def visible_messages(user: AnyUser, notebook: Notebook) -> QuerySet[Message]:
+    """The messages of the notebook's conversations `user` may read."""
+    return Message.objects.filter(conversation__in=visible_conversations(user, notebook))
 
 
 def visible_conversations(user: AnyUser, notebook: Notebook) -> ConversationQuerySet:

@@ -7,7 +7,8 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
-from django.db import transaction
+from django.db import connection, transaction
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -166,3 +167,23 @@ def link_source(*, notebook: Notebook, source: Source, user: User) -> bool:
             link.save(update_fields=["added_by"])
             return True
     return created
+
+
+def public_library(*, query: str = "") -> QuerySet[Source]:
+    """The public library, newest first; with `query`, the sources whose title, summary or
+    text holds it (each source's text in its own language's configuration)."""
+    sources = access.public_sources().select_related("published_by").order_by("-published_at")
+    if not query.strip():
+        return sources
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT DISTINCT c.source_id FROM library_chunk c "
+            "JOIN library_source s ON s.id = c.source_id "
+            "WHERE s.public AND c.search_vector @@ "
+            "websearch_to_tsquery(s.search_config::regconfig, %s) LIMIT 1000",
+            [query],
+        )
+        in_text = [row[0] for row in cursor.fetchall()]
+    return sources.filter(
+        Q(title__icontains=query) | Q(summary__icontains=query) | Q(pk__in=in_text)
+    )

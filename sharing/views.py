@@ -8,8 +8,6 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.db import connection
-from django.db.models import Q
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
@@ -104,11 +102,7 @@ def public_library(request: HtmxHttpRequest) -> HttpResponse:
     """Every public source, searchable by title, summary and text; each can be added to a
     notebook the reader edits (linked, not copied)."""
     query = " ".join(request.GET.get("q", "").split())[:200]
-    sources = access.public_sources().select_related("published_by").order_by("-published_at")
-    if query:
-        sources = sources.filter(
-            Q(title__icontains=query) | Q(summary__icontains=query) | Q(pk__in=_text_matches(query))
-        )
+    sources = services.public_library(query=query)
     context = {
         "sources": list(sources[:200]),
         "query": query,
@@ -119,20 +113,6 @@ def public_library(request: HtmxHttpRequest) -> HttpResponse:
     if request.htmx and request.htmx.target == "public-sources":
         template += "#results"
     return render(request, template, context)
-
-
-def _text_matches(query: str) -> list[int]:
-    """The public sources whose text holds the query's words (each source's chunks are
-    indexed in its own language's configuration, so the query is parsed in each)."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT DISTINCT c.source_id FROM library_chunk c "
-            "JOIN library_source s ON s.id = c.source_id "
-            "WHERE s.public AND c.search_vector @@ "
-            "websearch_to_tsquery(s.search_config::regconfig, %s) LIMIT 1000",
-            [query],
-        )
-        return [row[0] for row in cursor.fetchall()]
 
 
 @login_required

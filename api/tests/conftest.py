@@ -81,7 +81,8 @@ def live_server_url(django_db_setup, django_db_blocker, tmp_path_factory):
     """Loupe under uvicorn on the test database, with its own fake model server."""
     from django.db import connection
 
-    from api.tests.live import database_url, server_env, serving
+    from api.tests.live import server_env, serving
+    from ops.tests.stack import database_url
     from providers.tests.fake_openai import FakeOpenAI
 
     with django_db_blocker.unblock():

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -14,7 +13,8 @@ import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from urllib.parse import quote
+
+from ops.tests.stack import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -38,24 +38,6 @@ MODEL_ENV = {
         }
     ),
 }
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def database_url(settings_dict: dict) -> str:
-    user = quote(settings_dict["USER"] or "", safe="")
-    password = quote(settings_dict["PASSWORD"] or "", safe="")
-    credentials = f"{user}:{password}@" if password else (f"{user}@" if user else "")
-    host = settings_dict["HOST"] or ""
-    port = settings_dict["PORT"] or ""
-    if host.startswith("/"):  # a Unix socket folder
-        query = f"?host={quote(host, safe='')}" + (f"&port={port}" if port else "")
-        return f"postgresql://{credentials}/{settings_dict['NAME']}{query}"
-    return f"postgresql://{credentials}{host}{':' + port if port else ''}/{settings_dict['NAME']}"
 
 
 def server_env(*, database: str, models_url: str, data_dir: Path) -> dict[str, str]:

@@ -57,6 +57,12 @@ RIGHTS = {
     ("get", "/api/v1/notebooks/{notebook_id}/documents/{document_id}/pptx"): "viewer",
     ("get", "/api/v1/notebooks/{notebook_id}/documents/{document_id}/pdf"): "viewer",
     ("get", "/api/v1/notebooks/{notebook_id}/documents/{document_id}/mp4"): "viewer",
+    ("post", "/api/v1/notebooks/{notebook_id}/documents/{document_id}/quiz/{number}"): "viewer",
+    ("get", "/api/v1/notebooks/{notebook_id}/sources/{source_id}/pages/{page}"): "viewer",
+    # The owner's own source, linked again; to anyone else it is not theirs to link: 404.
+    ("post", "/api/v1/notebooks/{notebook_id}/sources/link"): "author",
+    ("get", "/api/v1/notebooks/{notebook_id}/chat-style"): "viewer",
+    ("put", "/api/v1/notebooks/{notebook_id}/chat-style"): "editor",
     ("get", "/api/v1/notebooks/{notebook_id}/members"): "owner",
     ("put", "/api/v1/notebooks/{notebook_id}/members"): "owner",
     ("delete", "/api/v1/notebooks/{notebook_id}/members/{membership_id}"): "leaver",
@@ -110,6 +116,7 @@ def _state(world) -> dict:
         "members": list(Membership.objects.order_by("pk").values_list("pk", "role")),
         "links": list(world.notebook.notebooksource_set.values_list("pk", flat=True)),
         "documents": list(world.notebook.generated_documents.values_list("pk", flat=True)),
+        "style": list(type(world.notebook).objects.values_list("pk", "chat_goal", "chat_length")),
         "tokens": list(world.owner.access_tokens.values_list("pk", "revoked_at")),
         "memories": list(Memory.objects.order_by("pk").values_list("pk", "text", "notebook")),
     }
@@ -125,6 +132,8 @@ def _url(path: str, world) -> str:
         membership_id=world.membership.pk,
         message_id=world.message.pk,
         memory_id=world.memory.pk,
+        page=1,
+        number=1,
     )
 
 
@@ -136,7 +145,8 @@ def test_each_role_gets_exactly_its_rights(client, shared, method, path, role, f
     world = shared
     person = getattr(world, role)
     caller = TokenClient(client, create_token(user=person, name="walk", scope="write").secret)
-    body = hostile_json(world) | {"role": "viewer"}
+    body = hostile_json(world) | {"role": "viewer", "goal": "learning", "length": "default"}
+    body["answer"] = "0"
     if role != "owner":
         del body["conversation"]  # the owner's, posted: asking in it is theirs alone
     url = _url(path, world)

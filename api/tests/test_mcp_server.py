@@ -14,10 +14,11 @@ from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from api.tests.live import MODEL_ENV, ROOT, database_url
+from api.tests.live import MODEL_ENV, ROOT
 from api.tokens import create_token
 from library.models import Source
 from notebooks.models import Message
+from ops.tests.stack import database_url
 
 REPLY = "Grey herons wait motionless at the edge of the pond [1]."
 TOOLS = {

@@ -87,3 +87,63 @@ def test_other_peoples_notebooks_a_read_token_and_no_credit_are_refused(
         client_for(owner).chat.completions.create(model=f"notebook-{notebook.pk}", **asked)
     assert refused.value.status_code == 402
     assert not Message.objects.exists()
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_the_clients_earlier_messages_are_the_conversation_a_follow_up_is_read_with(
+    client_for, owner, notebook, live, live_library, stream
+):
+    _url, models = live
+    models.requests.clear()
+    models.chat_replies.append("For hours at a time [1].")
+    earlier = [
+        {"role": "system", "content": "You are a pirate."},
+        {"role": "user", "content": "Where do herons wait?"},
+        {"role": "assistant", "content": REPLY},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "call_1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+            ],
+        },
+        {"role": "tool", "tool_call_id": "call_1", "content": "a tool's output"},
+    ]
+
+    created = client_for(owner).chat.completions.create(
+        model=f"notebook-{notebook.pk}",
+        messages=[*earlier, {"role": "user", "content": "How long do herons wait there?"}],
+        stream=stream,
+    )
+    if stream:
+        list(created)
+
+    [request] = models.chat_requests
+    sent = request.body["messages"]
+    # Loupe's own system prompt, the client's turns (its system message left out), then
+    # the question with the passages.
+    assert sent[0]["role"] == "system" and "pirate" not in sent[0]["content"]
+    assert [(m["role"], m["content"]) for m in sent[1:3]] == [
+        ("user", "Where do herons wait?"),
+        ("assistant", REPLY),
+    ]
+    assert "How long do herons wait there?" in sent[-1]["content"]
+    # Stored as a conversation of its own: the question and the answer.
+    asked = Message.objects.get(role="user")
+    assert asked.content == "How long do herons wait there?"
+
+
+def test_a_last_message_that_is_not_the_users_is_refused_naming_messages(
+    client_for, owner, notebook, live_library
+):
+    with pytest.raises(openai.BadRequestError) as refused:
+        client_for(owner).chat.completions.create(
+            model=f"notebook-{notebook.pk}",
+            messages=[
+                {"role": "user", "content": "Where do herons wait?"},
+                {"role": "assistant", "content": REPLY},
+            ],
+        )
+    assert refused.value.body["param"] == "messages"
+    assert "last message" in refused.value.body["message"]
+    assert not Message.objects.exists()

@@ -114,10 +114,21 @@ def _refused(request: HttpRequest, exc: UserFacingError) -> HttpResponse:
     return _error(request, 400, "refused", translated(message_of(exc)))
 
 
-from api.v1 import account, chat, memory, notebooks, notes, sharing, sources, studio  # noqa: E402
+from api.v1 import (  # noqa: E402
+    account,
+    chat,
+    library,
+    memory,
+    notebooks,
+    notes,
+    sharing,
+    sources,
+    studio,
+)
 
 api.add_router("", account.router)
 api.add_router("", notebooks.router)
+api.add_router("", library.router)  # before sources: its /sources/link is a fixed path
 api.add_router("", sources.router)
 api.add_router("", chat.router)
 api.add_router("", notes.router)

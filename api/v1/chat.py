@@ -26,7 +26,7 @@ from api.v1.schemas import (
 )
 from billing.services import CreditSpent, credit_spent_message
 from generation.answering import Answer, Evidence
-from notebooks.models import Conversation, Message
+from notebooks.models import Conversation
 from notebooks.services import save_answer_as_note
 from providers.errors import ProviderError
 from sharing import access
@@ -212,11 +212,9 @@ def change_conversation(
     notebook = get_notebook(request, notebook_id)
     shown = get_object_or_404(access.own_conversations(request.user, notebook), pk=conversation_id)
     if payload.title is not None:
-        title = " ".join(payload.title.split())
-        shown.title = title[: Conversation._meta.get_field("title").max_length]
+        shown.rename(payload.title)
     if payload.posted is not None:
-        shown.posted = payload.posted
-    shown.save(update_fields=["title", "posted"])
+        shown.post(payload.posted)
     return _conversation_out(shown, request.user.pk)
 
 
@@ -229,9 +227,10 @@ def change_conversation(
 def save_to_note(request: ApiRequest, notebook_id: int, message_id: int) -> Status:
     notebook = get_notebook(request, notebook_id, Role.EDITOR)
     answer = get_object_or_404(
-        Message.objects.select_related("conversation").prefetch_related("citations"),
+        access.visible_messages(request.user, notebook)
+        .select_related("conversation")
+        .prefetch_related("citations"),
         pk=message_id,
-        conversation__in=access.visible_conversations(request.user, notebook),
     )
     try:
         note = save_answer_as_note(user=request.user, message=answer)

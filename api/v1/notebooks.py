@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
-from ninja import Router, Status
+from typing import Literal
+
+from ninja import Field, Router, Schema, Status
 
 from api.auth import WRITE, ApiRequest
 from api.errors import COMMON, ApiError, ErrorOut
 from api.v1.common import get_notebook
 from api.v1.schemas import NotebookIn, NotebookOut, notebook_out
+from generation import chat_style
+from notebooks.models import Notebook
 from notebooks.services import NotebookTitleTaken, create_notebook
 from sharing import access
-from sharing.models import Membership
+from sharing.models import Membership, Role
 from texts.errors import UserFacingError
 
 router = Router(tags=["notebooks"])
@@ -48,3 +52,48 @@ def add_notebook(request: ApiRequest, payload: NotebookIn) -> Status:
 def read_notebook(request: ApiRequest, notebook_id: int) -> dict:
     notebook = get_notebook(request, notebook_id)
     return notebook_out(notebook, str(notebook.role))
+
+
+class ChatStyle(Schema):
+    goal: Literal["default", "learning", "custom"] = Field(
+        description="learning: explain, then ask back; custom: follow `instructions`"
+    )
+    length: Literal["shorter", "default", "longer"]
+    instructions: str = Field("", max_length=chat_style.MAX_INSTRUCTIONS)
+
+
+def _style_out(notebook: Notebook) -> dict:
+    return {
+        "goal": notebook.chat_goal,
+        "length": notebook.chat_length,
+        "instructions": notebook.chat_instructions,
+    }
+
+
+@router.get(
+    "/notebooks/{notebook_id}/chat-style",
+    response={200: ChatStyle, **COMMON},
+    summary="How the notebook's chat answers, for everyone who asks there",
+)
+def read_chat_style(request: ApiRequest, notebook_id: int) -> dict:
+    return _style_out(get_notebook(request, notebook_id))
+
+
+@router.put(
+    "/notebooks/{notebook_id}/chat-style",
+    response={200: ChatStyle, **COMMON},
+    auth=WRITE,
+    summary="Change how the notebook's chat answers (its owner and editors)",
+)
+def change_chat_style(request: ApiRequest, notebook_id: int, payload: ChatStyle) -> dict:
+    notebook = get_notebook(request, notebook_id, Role.EDITOR)
+    try:
+        chat_style.set_chat_style(
+            notebook=notebook,
+            goal=payload.goal,
+            length=payload.length,
+            instructions=payload.instructions,
+        )
+    except UserFacingError as exc:
+        raise ApiError(422, "invalid_input", str(exc), "body.instructions") from exc
+    return _style_out(notebook)

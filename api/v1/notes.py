@@ -79,8 +79,7 @@ def change(request: ApiRequest, notebook_id: int, note_id: int, payload: NotePat
         except UserFacingError as exc:
             raise ApiError(422, "invalid_note", str(exc), "body.content") from exc
     if payload.posted is not None:
-        note.posted = payload.posted
-        note.save(update_fields=["posted", "updated_at"])
+        note.post(payload.posted)
     if payload.is_source is True:
         billed(request, "upload")
         make_note_a_source(note=note)

@@ -5,16 +5,20 @@ from __future__ import annotations
 
 from typing import Literal
 
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
-from ninja import File, Form, Router, Status, UploadedFile
+from django.utils.cache import patch_cache_control
+from ninja import Field, File, Form, Query, Router, Schema, Status, UploadedFile
 
 from api.auth import WRITE, ApiRequest
 from api.errors import BILLED, COMMON, ApiError, ErrorOut
 from api.v1.common import billed, get_notebook
 from api.v1.schemas import AddedOut, ChosenIn, ChosenOut, SourceOut, UrlIn, source_out
+from generation.cited_passages import cited_passage
+from ingest.page_images import PageNotRendered, cited_page_png
 from ingest.services import SourceBusy, UploadRejected, add_source, add_url, reprocess_source
-from library.models import Preferences, Source
-from notebooks.services import unlink_source
+from library.models import Preferences
+from notebooks.services import SourceNotRemovable, unlink_source
 from retrieval.chosen_sources import choose_sources, source_choice
 from sharing import access
 from sharing.models import Role
@@ -94,8 +98,7 @@ def add_web_page(request: ApiRequest, notebook_id: int, payload: UrlIn) -> Statu
 )
 def reprocess(request: ApiRequest, notebook_id: int, source_id: int) -> Status:
     _notebook, source = _source(request, notebook_id, source_id, Role.EDITOR)
-    if not access.changeable_sources(request.user).filter(pk=source.pk).exists():
-        raise ApiError(403, "forbidden", "Only whoever added this source can read it again.")
+    access.require_changeable(request.user, source)
     billed(request, "upload")
     try:
         source = reprocess_source(source=source)
@@ -140,9 +143,42 @@ def read_source(request: ApiRequest, notebook_id: int, source_id: int) -> dict:
 )
 def remove_source(request: ApiRequest, notebook_id: int, source_id: int) -> Status:
     notebook, source = _source(request, notebook_id, source_id, Role.EDITOR)
-    if source.kind in (Source.Kind.GENERATED, Source.Kind.NOTE):
-        raise ApiError(
-            400, "not_removable", "Delete a studio document or a note itself, not its source."
-        )
-    unlink_source(notebook=notebook, source=source)
+    try:
+        unlink_source(notebook=notebook, source=source)
+    except SourceNotRemovable as exc:
+        raise ApiError(400, "not_removable", str(exc)) from exc
     return Status(204, None)
+
+
+class PageQuery(Schema):
+    citation: int | None = Field(None, description="highlight this answer citation's quote")
+    note_citation: int | None = Field(None, description="or this note citation's")
+    document_citation: int | None = Field(None, description="or this studio document's")
+
+
+@router.get(
+    "/notebooks/{notebook_id}/sources/{source_id}/pages/{page}",
+    response={200: None, **COMMON},
+    summary="A page of a PDF source as a PNG, a citation's quote highlighted on it",
+    openapi_extra={
+        "responses": {200: {"description": "image/png", "content": {"image/png": {"schema": {}}}}}
+    },
+)
+def page_image(
+    request: ApiRequest, notebook_id: int, source_id: int, page: int, query: Query[PageQuery]
+) -> HttpResponse:
+    notebook, source = _source(request, notebook_id, source_id)
+    cited = cited_passage(
+        request.user,
+        notebook,
+        citation=query.citation,
+        note_citation=query.note_citation,
+        document_citation=query.document_citation,
+    )
+    try:
+        png = cited_page_png(source, page, cited)
+    except PageNotRendered as exc:
+        raise ApiError(404, "not_found", str(exc)) from exc
+    response = HttpResponse(png, content_type="image/png")
+    patch_cache_control(response, private=True, max_age=3600)
+    return response

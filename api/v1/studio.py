@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.http import FileResponse, HttpResponse
 from django.shortcuts import get_object_or_404
-from ninja import Router, Status
+from ninja import Field, Router, Schema, Status
 
 from api.auth import WRITE, ApiRequest
 from api.errors import BILLED, COMMON, ApiError, ErrorOut
@@ -21,6 +21,9 @@ from generation.documents.kinds import kind_module
 from generation.documents.models import GeneratedDocument
 from generation.documents.services import (
     DocumentBusy,
+    NoSourceChosen,
+    NoSuchQuestion,
+    check_quiz_answer,
     delete_document,
     document_svg,
     request_document,
@@ -81,9 +84,6 @@ def add_document(request: ApiRequest, notebook_id: int, payload: DocumentIn) -> 
     # As on the page: the audio options mean something for an overview only.
     audio = payload.kind == Kind.AUDIO
     video = payload.kind == Kind.VIDEO
-    chosen = source_choice(user=request.user, notebook=notebook).searched
-    if chosen == []:
-        raise ApiError(409, "no_source_chosen", "No source is chosen: choose one to generate from.")
     billed(request, "generate")
     try:
         document = request_document(
@@ -91,11 +91,13 @@ def add_document(request: ApiRequest, notebook_id: int, payload: DocumentIn) -> 
             notebook=notebook,
             kind=payload.kind,
             language=payload.language,
-            chosen_sources=chosen,
+            chosen_sources=source_choice(user=request.user, notebook=notebook).searched,
             audio_format=payload.audio_format if audio else "",
             length=payload.length if audio else "",
             video_format=payload.video_format if video else "",
         )
+    except NoSourceChosen as exc:
+        raise ApiError(409, "no_source_chosen", str(exc)) from exc
     except UserFacingError as exc:
         raise ApiError(422, "invalid_document", str(exc), "body") from exc
     return Status(202, document_out(document, request.user.pk))
@@ -248,11 +250,49 @@ def remove_document(request: ApiRequest, notebook_id: int, document_id: int) -> 
 def retry(request: ApiRequest, notebook_id: int, document_id: int) -> Status:
     notebook = get_notebook(request, notebook_id, Role.EDITOR)
     document = get_object_or_404(GeneratedDocument, pk=document_id, notebook=notebook)
-    if document.owner_id != request.user.pk:  # a retry is billed to whoever made it
-        raise ApiError(403, "forbidden", "Only whoever made this document can try it again.")
-    billed(request, "generate")
+    billed(request, "generate")  # as the page's decorators, before the service's rules
     try:
-        document = retry_document(document=document)
+        document = retry_document(document=document, user=request.user)
     except DocumentBusy as exc:
         raise ApiError(409, "document_busy", str(exc)) from exc
     return Status(202, document_out(document, request.user.pk))
+
+
+class QuizAnswerIn(Schema):
+    answer: str = Field(
+        ...,
+        max_length=2000,
+        description="a multiple-choice question: the option's index (from 0); else the text",
+    )
+
+
+class QuizResultOut(Schema):
+    number: int
+    correct: bool
+    expected: str = Field(description="the right option or answer")
+    explanation: str
+
+
+@router.post(
+    "/notebooks/{notebook_id}/documents/{document_id}/quiz/{number}",
+    response={200: QuizResultOut, 409: ErrorOut, **COMMON},
+    summary="Check your answer to a ready quiz's question `number` (from 1)",
+    description="Checked as the quiz page checks it: a short answer may word it differently.",
+)
+def check_answer(
+    request: ApiRequest, notebook_id: int, document_id: int, number: int, payload: QuizAnswerIn
+) -> dict:
+    document = _document(request, notebook_id, document_id)
+    _ready(document, Kind.QUIZ)
+    try:
+        result = check_quiz_answer(document=document, number=number, response=payload.answer)
+    except NoSuchQuestion as exc:
+        raise ApiError(404, "not_found", str(exc)) from exc
+    except UserFacingError as exc:  # an answer of the wrong form
+        raise ApiError(422, "invalid_input", str(exc), "body.answer") from exc
+    return {
+        "number": result.number,
+        "correct": result.correct,
+        "expected": result.expected,
+        "explanation": result.explanation,
+    }

@@ -11,6 +11,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
+from django.core.exceptions import PermissionDenied
 from django.core.files.base import ContentFile
 from django.db import transaction
 from django.utils import translation
@@ -61,6 +62,10 @@ LANGUAGES = {
 
 class DocumentBusy(UserFacingError):
     """The document is queued or being made."""
+
+
+class NoSourceChosen(UserFacingError):
+    """The asker ticked none of the notebook's sources."""
 
 
 class NoSuchQuestion(UserFacingError):
@@ -118,7 +123,7 @@ def request_document(
     if video_format and kind != GeneratedDocument.Kind.VIDEO:
         raise UserFacingError(_("A video format is for video overviews only."))
     if chosen_sources is not None and not chosen_sources:
-        raise UserFacingError(_("No source is ticked: tick at least one source to generate from."))
+        raise NoSourceChosen(_("No source is ticked: tick at least one source to generate from."))
     if kind not in WITHOUT_A_MODEL and not chat_available():
         raise UserFacingError(needs_a_model(kind).translated())
     from generation.tasks import generate_document as task
@@ -138,10 +143,13 @@ def request_document(
     return document
 
 
-def retry_document(*, document: GeneratedDocument) -> GeneratedDocument:
-    """Queue a failed (or finished) document to be made again, from the sources as they are."""
+def retry_document(*, document: GeneratedDocument, user: User) -> GeneratedDocument:
+    """Queue a failed (or finished) document to be made again, from the sources as they are.
+    Only by whoever made it: a retry is billed to them (PermissionDenied for anyone else)."""
     from generation.tasks import generate_document as task
 
+    if document.owner_id != user.pk:
+        raise PermissionDenied(_("Only whoever made this document can try it again."))
     with transaction.atomic():
         document = GeneratedDocument.objects.select_for_update().get(pk=document.pk)
         # Busy only while a live job holds it (ops/recovery.py).

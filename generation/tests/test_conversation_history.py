@@ -42,3 +42,18 @@ def test_no_history_with_a_zero_budget(fake_openai, settings, owner, notebook, a
     )
 
     assert [m["role"] for m in fake_openai.chat_requests[1].body["messages"]] == ["system", "user"]
+
+
+def test_a_clients_turns_keep_the_newest_that_fit_the_budget(
+    fake_openai, settings, owner, notebook, add_ready_source
+):
+    add_ready_source(notebook, b"Grey herons wait motionless at the edge of the pond.")
+    texts = [f"Turn {i}: " + "heron " * 20 for i in range(4)]
+    turns = [("user" if i % 2 == 0 else "assistant", text) for i, text in enumerate(texts)]
+    settings.CHAT_HISTORY_TOKENS = estimate_tokens(*texts[-2:]) + estimate_tokens(texts[1]) - 1
+    fake_openai.chat_replies.append("Herons wait [1].")
+
+    answer_question(user=owner, notebook=notebook, question="And then?", turns=turns)
+
+    sent = fake_openai.chat_requests[0].body["messages"]
+    assert [(m["role"], m["content"]) for m in sent[1:-1]] == turns[-2:]

@@ -254,3 +254,33 @@ def test_the_conversation_page_shows_what_was_searched(client, fake_openai, owne
     html = page.content.decode()
     assert f"Searched for: {REWRITTEN}" in html
     assert html.count("Searched for:") == 1  # not under the first question, searched as asked
+
+
+def test_turns_a_client_holds_are_rewritten_from_as_a_stored_conversation_is(
+    fake_openai, owner, notebook, library
+):
+    # The OpenAI chat API: the client sends the earlier turns; nothing is stored before.
+    turns = [
+        ("user", "What does sourdough bread need?"),
+        ("assistant", "Sourdough needs a starter fed every day [1]."),
+    ]
+    fake_openai.requests.clear()  # the sources' embeddings
+    fake_openai.chat_replies += [REWRITTEN, "Every day [1]."]
+
+    answer = answer_question(
+        user=owner, notebook=notebook, question="And for how long?", turns=turns
+    )
+
+    rewrite_request, answer_request = fake_openai.chat_requests
+    prompt = rewrite_request.body["messages"][-1]["content"]
+    assert "User: What does sourdough bread need?" in prompt
+    assert "Last question: And for how long?" in prompt
+    assert embedded_queries(fake_openai) == [REWRITTEN]
+    assert answer.question.search_query == REWRITTEN
+    sent = answer_request.body["messages"]
+    assert [(m["role"], m["content"]) for m in sent[1:3]] == turns
+    # A new conversation holds this exchange only: the client's turns were its to keep.
+    assert list(answer.conversation.messages.values_list("content", flat=True)) == [
+        "And for how long?",
+        "Every day [1].",
+    ]

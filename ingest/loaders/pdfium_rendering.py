@@ -1,5 +1,5 @@
 """Rendering a PDF's pages with PDFium in a child process (pdfium_pages.py), for the pages
-read as images (pdf.py) and the cited page shown with its highlight (web/page_images.py).
+read as images (pdf.py) and the cited page shown with its highlight (ingest/page_images.py).
 
 No PDFium runs in Loupe's own processes, so there is no lock to share: each renderer is a
 process of its own. One child serves all the pages of one file, asked one page at a time: a

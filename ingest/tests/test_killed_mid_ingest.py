@@ -12,17 +12,12 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 from django.core.files.base import ContentFile
-from django.db import connection
 
 from ingest.services import add_source, process_source
 from library.models import Chunk, Source
+from ops.tests.stack import database_url
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-def database_url() -> str:
-    db = connection.settings_dict
-    return f"postgresql://{db['USER']}:{db['PASSWORD']}@/{db['NAME']}?host={db['HOST']}"
 
 
 @pytest.mark.django_db(transaction=True)

@@ -12,11 +12,11 @@ from procrastinate.contrib.django import app
 
 from ingest.loaders import pdfium_rendering
 from ingest.loaders.pdf import RENDER_DPI, RENDER_MAX_PIXELS, render_pages
+from ingest.page_images import PageNotRendered, render_page
 from ingest.passages import LoaderError
 from ingest.services import add_source
 from ingest.tests.data import PDFS
 from library.models import Source
-from web.page_images import PageNotRendered, render_page
 
 FOUR_PAGES = PDFS / "sample-files/pdflatex-4-pages.pdf"
 REAL_SCRIPT = pdfium_rendering.SCRIPT

@@ -8,8 +8,8 @@ import signal
 
 from ingest.loaders import pdfium_process, pdfium_rendering
 from ingest.loaders.pdfium_rendering import PageRenderer
+from ingest.page_images import render_page
 from ingest.tests.data import PDFS
-from web.page_images import render_page
 
 FOUR_PAGES = PDFS / "sample-files/pdflatex-4-pages.pdf"
 

@@ -10,14 +10,10 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
-from django.db import connection
+
+from ops.tests.stack import database_url
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-def database_url() -> str:
-    db = connection.settings_dict
-    return f"postgresql://{db['USER']}:{db['PASSWORD']}@/{db['NAME']}?host={db['HOST']}"
 
 
 def start_worker(command: str = "worker", **env: str) -> subprocess.Popen:

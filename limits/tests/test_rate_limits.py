@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.db import connection
 from django.urls import NoReverseMatch, reverse
 
 from library.models import Source
@@ -16,6 +15,7 @@ from limits.models import RateCounter
 from limits.rates import Rate
 from limits.services import hit
 from notebooks.models import Message, Notebook
+from ops.tests.stack import database_url
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -139,11 +139,6 @@ def test_a_switched_off_limit_counts_nothing(db):
     assert not RateCounter.objects.exists()
 
 
-def _database_url() -> str:
-    db = connection.settings_dict
-    return f"postgresql://{db['USER']}:{db['PASSWORD']}@/{db['NAME']}?host={db['HOST']}"
-
-
 @pytest.mark.django_db(transaction=True)
 def test_the_count_holds_across_processes():
     """Two web processes (here: another Python process) share one count in PostgreSQL."""
@@ -154,7 +149,7 @@ def test_the_count_holds_across_processes():
     subprocess.run(
         [sys.executable, "manage.py", "shell", "-c", code],
         cwd=REPO,
-        env={**__import__("os").environ, "DATABASE_URL": _database_url()},
+        env={**__import__("os").environ, "DATABASE_URL": database_url()},
         check=True,
         timeout=120,
     )

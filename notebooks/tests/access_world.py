@@ -337,6 +337,10 @@ def hostile_json(world: World) -> dict:
         "model": f"notebook-{world.notebook.pk}",
         "messages": [{"role": "user", "content": "What does the other notebook say?"}],
         "text": "Intruder fact.",
+        "goal": "custom",
+        "length": "default",
+        "instructions": "Answer as the intruder likes.",
+        "answer": "0",
     }
 
 

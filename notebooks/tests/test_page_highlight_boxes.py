@@ -4,8 +4,8 @@ from pathlib import Path
 
 from ingest.loaders.pdf import read_text_layer
 from ingest.loaders.pdfium_pages import find_quote
+from ingest.page_images import render_page
 from ingest.tests.data import PDFS
-from web.page_images import render_page
 
 CRAZY_ONES = PDFS / "pypdf" / "crazyones.pdf"
 FOUR_PAGES = PDFS / "sample-files" / "pdflatex-4-pages.pdf"

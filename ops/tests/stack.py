@@ -18,6 +18,7 @@ import urllib.request
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from django.db import connection
 
@@ -72,9 +73,18 @@ def container_command(config: dict[str, Any], service: str, **replace: str) -> l
     return command
 
 
-def database_url() -> str:
-    db = connection.settings_dict
-    return f"postgresql://{db['USER']}:{db['PASSWORD']}@/{db['NAME']}?host={db['HOST']}"
+def database_url(settings_dict: dict[str, Any] | None = None) -> str:
+    """The test database (or the one `settings_dict` names) as DATABASE_URL, for the
+    processes a test starts: every part quoted, a Unix socket folder as `?host=`."""
+    db = connection.settings_dict if settings_dict is None else settings_dict
+    user = quote(db["USER"] or "", safe="")
+    password = quote(db["PASSWORD"] or "", safe="")
+    credentials = f"{user}:{password}@" if password else (f"{user}@" if user else "")
+    host, port, name = db["HOST"] or "", str(db["PORT"] or ""), db["NAME"]
+    if host.startswith("/"):  # a Unix socket folder
+        query = f"?host={quote(host, safe='')}" + (f"&port={port}" if port else "")
+        return f"postgresql://{credentials}/{name}{query}"
+    return f"postgresql://{credentials}{host}{':' + port if port else ''}/{name}"
 
 
 def production_env(data_dir: Path, **extra: str) -> dict[str, str]:

@@ -28,7 +28,7 @@ import hashlib, json
 from library.files import local_copy
 from library.models import Source
 from notebooks.models import Citation, Message, Notebook
-from web.page_images import render_page_png
+from ingest.page_images import render_page_png
 
 def png(citation):
     source = citation.chunk.source

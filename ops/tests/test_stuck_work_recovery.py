@@ -165,7 +165,7 @@ def test_a_document_whose_job_failed_for_good_is_failed_and_can_be_retried(
     )
     job = ProcrastinateJob.objects.get(args={"document_id": document.pk})
     with pytest.raises(DocumentBusy):
-        retry_document(document=document)
+        retry_document(document=document, user=notebook.owner)
     job_ends_failed(job.pk, attempts=2)
 
     recovery.recover_stuck_work()
@@ -173,7 +173,7 @@ def test_a_document_whose_job_failed_for_good_is_failed_and_can_be_retried(
     document.refresh_from_db()
     assert document.status == GeneratedDocument.Status.FAILED
     assert "stopped before it finished, 2 times" in document.error
-    retry_document(document=document)
+    retry_document(document=document, user=notebook.owner)
     assert ProcrastinateJob.objects.filter(args={"document_id": document.pk}, status="todo")
 
 

@@ -1,4 +1,5 @@
-"""A PDF page as a PNG, with the text of a citation's quote highlighted on it.
+"""A PDF page as a PNG, with the text of a citation's quote highlighted on it: what the
+passage panel and the API show under a citation.
 
 PDFium draws the page and finds the quote's boxes in a child process
 (ingest/loaders/pdfium_rendering.py, which also says how a quote is matched to the page), so
@@ -11,11 +12,15 @@ import io
 from dataclasses import dataclass
 from pathlib import Path
 
+from django.db.models import Max
 from PIL import Image, ImageDraw
 
 from ingest.loaders.pdfium_process import CannotOpen
 from ingest.loaders.pdfium_rendering import PageError, PageRenderer
 from ingest.passages import LoaderError
+from library.files import local_copy
+from library.models import Chunk, Source
+from notebooks.models import CitedPassage
 
 DPI = 120
 # A poster-sized page is drawn smaller rather than as a giant image.
@@ -42,6 +47,32 @@ class Box:
 class RenderedPage:
     image: Image.Image
     boxes: list[Box]
+
+
+def cited_page_png(source: Source, page: int, cited: CitedPassage | None = None) -> bytes:
+    """Page `page` of a PDF source as PNG bytes; when `cited` (a citation the reader may
+    see) cites this very page, its quote highlighted. PageNotRendered for a source that is
+    no stored PDF, a page it does not have, or a file PDFium cannot draw."""
+    if source.kind != Source.Kind.PDF or not source.file or not source.page_count:
+        raise PageNotRendered("This source has no pages to show.")
+    if not 1 <= page <= source.page_count:
+        raise PageNotRendered(f"The PDF has no page {page}.")
+    quote, near = "", None
+    if cited is not None and cited.source_id == source.pk and cited.page == page:
+        quote, near = cited.quote, quote_position(cited)
+    with local_copy(source.file) as path:
+        return render_page_png(path, page, quote=quote, near=near)
+
+
+def quote_position(cited: CitedPassage) -> float | None:
+    """Where on its page (0 to 1) the quote was extracted, to pick the right one of a
+    sentence the page repeats."""
+    chunk = cited.chunk
+    if chunk is None or (offset := chunk.text.find(cited.quote)) < 0:
+        return None
+    page_chunks = Chunk.objects.filter(source_id=chunk.source_id, page=chunk.page)
+    page_length = page_chunks.aggregate(length=Max("char_end"))["length"]
+    return (chunk.char_start + offset) / page_length if page_length else None
 
 
 def render_page_png(path: Path, page: int, *, quote: str = "", near: float | None = None) -> bytes:
