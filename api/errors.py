@@ -32,3 +32,20 @@ class ApiError(Exception):
 COMMON = {400: ErrorOut, 401: ErrorOut, 403: ErrorOut, 404: ErrorOut, 422: ErrorOut, 429: ErrorOut}
 # And those that spend credit.
 BILLED = {**COMMON, 402: ErrorOut, 502: ErrorOut}
+
+
+def refuse_nul(value: Any, where: str = "body") -> None:
+    """ApiError naming the field when a text in `value` (a parsed JSON body or a query's
+    values) holds a NUL character: PostgreSQL stores no NUL in text, so it would otherwise
+    fail deep inside, as a 500."""
+    if isinstance(value, str):
+        if "\x00" in value:
+            message = f"{where}: text may not hold a NUL character (\\u0000)."
+            raise ApiError(422, "invalid_input", message, where)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            refuse_nul(key, where)
+            refuse_nul(item, f"{where}.{key}")
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            refuse_nul(item, f"{where}.{index}")

@@ -1,9 +1,12 @@
 """The refusals Django and django-ninja make before any API view runs (a method the path
 does not take, a path that is no route) answered in the API's JSON, as every other error
-is: a program reads `code`, never an HTML page (docs/api.md)."""
+is: a program reads `code`, never an HTML page (docs/api.md). And text holding a NUL
+character, which PostgreSQL cannot store, refused naming its field before any view reads it
+(it would otherwise fail deep inside, as a 500)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -12,6 +15,8 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.http.response import HttpResponseBase
 from django.utils.decorators import sync_and_async_middleware
 
+from api.errors import ApiError, refuse_nul
+
 _CODES = {404: "not_found", 405: "method_not_allowed"}
 
 
@@ -19,6 +24,29 @@ def _message(response: HttpResponseBase) -> str:
     if response.status_code == 405:
         return f"This path does not take that method; it takes {response.get('Allow', '')}."
     return "No such path: the routes are in /api/v1/openapi.json."
+
+
+def _with_nul(request: HttpRequest) -> HttpResponseBase | None:
+    """A 422 in the API's JSON when a query value or a JSON body's text holds a NUL."""
+    path = request.path_info
+    if not path.startswith(("/api/v1/", "/v1/")):
+        return None
+    try:
+        for name, values in request.GET.lists():
+            for value in values:
+                refuse_nul(value, f"query.{name}")
+        if request.content_type == "application/json" and request.body:
+            try:
+                body = json.loads(request.body)
+            except ValueError:
+                return None  # not JSON: the view's parser says so
+            refuse_nul(body)
+    except ApiError as exc:
+        if path.startswith("/api/v1/"):
+            return JsonResponse(exc.body(), status=exc.status)
+        error = {"message": exc.message, "type": "invalid_request_error", "code": exc.code}
+        return JsonResponse({"error": {**error, "param": exc.field}}, status=exc.status)
+    return None
 
 
 def _in_json(request: HttpRequest, response: HttpResponseBase) -> HttpResponseBase:
@@ -46,11 +74,11 @@ def json_refusals_middleware(get_response: Callable[[HttpRequest], Any]) -> Call
     if iscoroutinefunction(get_response):
 
         async def async_middleware(request: HttpRequest) -> HttpResponseBase:
-            return _in_json(request, await get_response(request))
+            return _with_nul(request) or _in_json(request, await get_response(request))
 
         return async_middleware
 
     def middleware(request: HttpRequest) -> HttpResponseBase:
-        return _in_json(request, get_response(request))
+        return _with_nul(request) or _in_json(request, get_response(request))
 
     return middleware

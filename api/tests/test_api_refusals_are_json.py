@@ -44,3 +44,21 @@ def test_a_page_keeps_its_html_405(client, owner, notebook):
 
     assert response.status_code == 405
     assert not response["Content-Type"].startswith("application/json")
+
+
+def test_text_with_a_nul_character_is_refused_naming_its_field(api, notebook):
+    """PostgreSQL stores no NUL in text: refused up front, not a 500 from deep inside."""
+    asked = api.post(f"/api/v1/notebooks/{notebook.pk}/ask", {"question": "Herons\u0000?"})
+
+    assert asked.status_code == 422, asked.content
+    assert asked.json()["code"] == "invalid_input" and asked.json()["field"] == "body.question"
+
+    searched = api.get("/api/v1/library/public?q=her%00ons")
+    assert searched.status_code == 422 and searched.json()["field"] == "query.q"
+
+    completed = api.post(
+        "/v1/chat/completions",
+        {"model": f"notebook-{notebook.pk}", "messages": [{"role": "user", "content": "a\u0000"}]},
+    )
+    assert completed.status_code == 422, completed.content
+    assert completed.json()["error"]["param"] == "body.messages.0.content"
