@@ -31,8 +31,8 @@ SCHEMA: dict[str, Any] = {
 INSTRUCTIONS = """You write a report from the user's documents, using only the numbered \
 passages and the document summaries you are given.
 
-- Structure it in Markdown: a short overview, then sections with "##" headings, lists where \
-they help, and a conclusion.
+- Structure it in Markdown: a short overview, then 3 to 6 sections with "##" headings, lists \
+where they help, and a conclusion. About 400 to 700 words in all: say each fact once.
 - Put a marker like [1] after every claim, naming the passage it comes from; cite several \
 as [1][3]. Summaries are context only: never cite them, and never invent a marker.
 - Use only facts stated in the material. No outside knowledge."""
