@@ -13,6 +13,7 @@ import sys
 import threading
 
 SLOTS = 2
+CACHE_RAM_MIB = 512
 
 
 def main(argv: list[str]) -> None:
@@ -42,6 +43,9 @@ def main(argv: list[str]) -> None:
     # The system prompt and the passages an answer shares with the one before are not read
     # again (llama.cpp's prompt cache, per request: cache_prompt).
     params.cache_prompt = True
+    # Prompts set aside from a slot are kept in memory up to this many MiB (llama.cpp's
+    # default is 8 GiB, which a long run would fill): a couple of 8k-token prompts.
+    params.cache_ram_mib = CACHE_RAM_MIB
     server = xllamacpp.Server(params)
     print(f"listening on {server.listening_address}", flush=True)
 
