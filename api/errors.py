@@ -35,8 +35,8 @@ BILLED = {**COMMON, 402: ErrorOut, 502: ErrorOut}
 
 
 def refuse_nul(value: Any, where: str = "body") -> None:
-    """ApiError naming the field when a text in `value` (a parsed JSON body or a query's
-    values) holds a NUL character: PostgreSQL stores no NUL in text, so it would otherwise
+    """ApiError naming the field when a text in `value` (a parsed JSON body) holds a NUL
+    character: PostgreSQL stores no NUL in text, so it would otherwise
     fail deep inside, as a 500."""
     if isinstance(value, str):
         if "\x00" in value:
@@ -44,7 +44,6 @@ def refuse_nul(value: Any, where: str = "body") -> None:
             raise ApiError(422, "invalid_input", message, where)
     elif isinstance(value, dict):
         for key, item in value.items():
-            refuse_nul(key, where)
             refuse_nul(item, f"{where}.{key}")
     elif isinstance(value, list):
         for index, item in enumerate(value):

@@ -1,8 +1,8 @@
 """The refusals Django and django-ninja make before any API view runs (a method the path
 does not take, a path that is no route) answered in the API's JSON, as every other error
-is: a program reads `code`, never an HTML page (docs/api.md). And text holding a NUL
-character, which PostgreSQL cannot store, refused naming its field before any view reads it
-(it would otherwise fail deep inside, as a 500)."""
+is: a program reads `code`, never an HTML page (docs/api.md). And a /v1/ body whose text
+holds a NUL character, which PostgreSQL cannot store, refused naming its field before the
+view reads it (it would otherwise fail deep inside, as a 500)."""
 
 from __future__ import annotations
 
@@ -27,23 +27,17 @@ def _message(response: HttpResponseBase) -> str:
 
 
 def _with_nul(request: HttpRequest) -> HttpResponseBase | None:
-    """A 422 in the API's JSON when a query value or a JSON body's text holds a NUL."""
-    path = request.path_info
-    if not path.startswith(("/api/v1/", "/v1/")):
+    """A 422 as OpenAI's clients read one when the text of a /v1/ body holds a NUL
+    (/api/v1/'s schemas refuse it field by field: NO_NUL)."""
+    if not request.path_info.startswith("/v1/") or request.content_type != "application/json":
         return None
     try:
-        for name, values in request.GET.lists():
-            for value in values:
-                refuse_nul(value, f"query.{name}")
-        if request.content_type == "application/json" and request.body:
-            try:
-                body = json.loads(request.body)
-            except ValueError:
-                return None  # not JSON: the view's parser says so
-            refuse_nul(body)
+        body = json.loads(request.body) if request.body else None
+    except ValueError:
+        return None  # not JSON: the view says so
+    try:
+        refuse_nul(body)
     except ApiError as exc:
-        if path.startswith("/api/v1/"):
-            return JsonResponse(exc.body(), status=exc.status)
         error = {"message": exc.message, "type": "invalid_request_error", "code": exc.code}
         return JsonResponse({"error": {**error, "param": exc.field}}, status=exc.status)
     return None

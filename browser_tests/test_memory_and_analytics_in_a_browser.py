@@ -31,7 +31,8 @@ def test_memory_commands_the_panel_and_the_analytics_page(page_for, live):
     page.click("#memories summary")
     page.fill("#memories .memory-list input[name=text]", "I teach year 10 biology.")
     page.check("#memories .memory-list input[name=everywhere]")
-    page.click("#memories .memory-list button[type=submit]")
+    with page.expect_response(lambda response: response.request.method == "POST"):
+        page.click("#memories .memory-list button[type=submit]")
     page.wait_for_function(
         "document.querySelector('#memories .memory-list input[name=text]')"
         ".value === 'I teach year 10 biology.'"

@@ -66,6 +66,8 @@ SEMANTIC = {
     "POST /api/v1/notebooks/{notebook_id}/sources",
     "POST /api/v1/notebooks/{notebook_id}/sources/url",
     "PUT /api/v1/notebooks/{notebook_id}/sources/chosen",
+    # The custom goal needs its instructions: a rule between two fields.
+    "PUT /api/v1/notebooks/{notebook_id}/chat-style",
 }
 
 

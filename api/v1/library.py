@@ -12,7 +12,7 @@ from ninja import Field, Query, Router, Schema, Status
 from api.auth import WRITE, ApiRequest
 from api.errors import COMMON, ApiError, ErrorOut
 from api.v1.common import get_notebook
-from api.v1.schemas import AddedOut, source_out
+from api.v1.schemas import NO_NUL, AddedOut, source_out
 from library.models import Source
 from retrieval.chosen_sources import source_choice
 from sharing import access, services
@@ -34,7 +34,9 @@ class PublicSourceOut(Schema):
 
 
 class SearchIn(Schema):
-    q: str = Field("", max_length=200, description="words of a title, a summary or the text")
+    q: str = Field(
+        "", max_length=200, description="words of a title, a summary or the text", pattern=NO_NUL
+    )
 
 
 class SourceIn(Schema):

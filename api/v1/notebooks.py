@@ -9,7 +9,7 @@ from ninja import Field, Router, Schema, Status
 from api.auth import WRITE, ApiRequest
 from api.errors import COMMON, ApiError, ErrorOut
 from api.v1.common import get_notebook
-from api.v1.schemas import NotebookIn, NotebookOut, notebook_out
+from api.v1.schemas import NO_NUL, NotebookIn, NotebookOut, notebook_out
 from generation import chat_style
 from notebooks.models import Notebook
 from notebooks.services import NotebookTitleTaken, create_notebook
@@ -59,7 +59,7 @@ class ChatStyle(Schema):
         description="learning: explain, then ask back; custom: follow `instructions`"
     )
     length: Literal["shorter", "default", "longer"]
-    instructions: str = Field("", max_length=chat_style.MAX_INSTRUCTIONS)
+    instructions: str = Field("", max_length=chat_style.MAX_INSTRUCTIONS, pattern=NO_NUL)
 
 
 def _style_out(notebook: Notebook) -> dict:

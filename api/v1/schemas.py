@@ -12,9 +12,12 @@ from generation.documents.models import GeneratedDocument
 from library.models import Source
 from notebooks.models import CitedPassage, Message, Note, Notebook
 
+# No NUL in any text: PostgreSQL stores none, so the schema says so (a 422 naming the field).
+NO_NUL = r"^[^\x00]*$"
+
 
 class NotebookIn(Schema):
-    title: str = Field(..., min_length=1, max_length=200)
+    title: str = Field(..., min_length=1, max_length=200, pattern=NO_NUL)
 
 
 class NotebookOut(Schema):
@@ -45,7 +48,7 @@ class SourceOut(Schema):
 
 
 class UrlIn(Schema):
-    url: str = Field(..., min_length=1, max_length=2000)
+    url: str = Field(..., min_length=1, max_length=2000, pattern=NO_NUL)
 
 
 class AddedOut(Schema):
@@ -106,7 +109,9 @@ class ConversationOut(Schema):
 
 
 class ConversationPatch(Schema):
-    title: str | None = Field(None, max_length=200, description='"": its first question')
+    title: str | None = Field(
+        None, max_length=200, description='"": its first question', pattern=NO_NUL
+    )
     posted: bool | None = Field(None, description="true: every reader of the notebook reads it")
 
 
@@ -115,7 +120,7 @@ class ConversationDetailOut(ConversationOut):
 
 
 class AskIn(Schema):
-    question: str = Field(..., min_length=1, max_length=10_000)
+    question: str = Field(..., min_length=1, max_length=10_000, pattern=NO_NUL)
     conversation: int | None = Field(None, description="a conversation of yours to continue")
     source: int | None = Field(None, description="ask only this source of the notebook")
 
@@ -128,13 +133,13 @@ class AnswerOut(Schema):
 
 
 class NoteIn(Schema):
-    content: str = Field(..., min_length=1, max_length=50_000)
-    title: str = Field("", max_length=200)
+    content: str = Field(..., min_length=1, max_length=50_000, pattern=NO_NUL)
+    title: str = Field("", max_length=200, pattern=NO_NUL)
 
 
 class NotePatch(Schema):
-    content: str | None = Field(None, min_length=1, max_length=50_000)
-    title: str | None = Field(None, max_length=200)
+    content: str | None = Field(None, min_length=1, max_length=50_000, pattern=NO_NUL)
+    title: str | None = Field(None, max_length=200, pattern=NO_NUL)
     posted: bool | None = None
     is_source: bool | None = Field(
         None, description="true: make the note a source of the notebook; false: a note only"

@@ -11,6 +11,7 @@ from ninja import Field, Router, Schema, Status
 from api.auth import WRITE, ApiRequest
 from api.errors import COMMON, ApiError
 from api.v1.common import get_notebook
+from api.v1.schemas import NO_NUL
 from sharing.models import Membership, Role
 from sharing.services import SharingError, find_person, revoke, share
 
@@ -18,7 +19,9 @@ router = Router(tags=["sharing"])
 
 
 class MemberIn(Schema):
-    person: str = Field(..., min_length=1, max_length=254, description="a user name or e-mail")
+    person: str = Field(
+        ..., min_length=1, max_length=254, description="a user name or e-mail", pattern=NO_NUL
+    )
     role: Literal["editor", "viewer"]
 
 
