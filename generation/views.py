@@ -9,6 +9,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.db.models.fields.files import FieldFile
 from django.http import FileResponse, Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -176,19 +177,30 @@ def drawing_svg(request: HtmxHttpRequest, notebook_id: int, document_id: int) ->
     return response
 
 
+def _media(
+    request: HtmxHttpRequest,
+    shown: GeneratedDocument,
+    stored: FieldFile,
+    content_type: str,
+    suffix: str,
+) -> FileResponse:
+    """An overview's sound or film, played in the page or downloaded (?download)."""
+    if not stored:
+        raise Http404("This overview has no such file.")
+    return FileResponse(
+        stored.open("rb"),
+        content_type=content_type,
+        as_attachment="download" in request.GET,
+        filename=_filename(shown, suffix),
+    )
+
+
 @login_required
 @require_GET
 def audio(request: HtmxHttpRequest, notebook_id: int, document_id: int) -> FileResponse:
     _notebook, shown = _get_document(request, notebook_id, document_id)
     _ready(shown, GeneratedDocument.Kind.AUDIO)
-    if not shown.audio:
-        raise Http404("This overview has no audio.")
-    return FileResponse(
-        shown.audio.open("rb"),
-        content_type="audio/mpeg",
-        as_attachment="download" in request.GET,
-        filename=_filename(shown, "mp3"),
-    )
+    return _media(request, shown, shown.audio, "audio/mpeg", "mp3")
 
 
 DECK_FILES = {
@@ -221,14 +233,7 @@ def deck_file(
 def video(request: HtmxHttpRequest, notebook_id: int, document_id: int) -> FileResponse:
     _notebook, shown = _get_document(request, notebook_id, document_id)
     _ready(shown, GeneratedDocument.Kind.VIDEO)
-    if not shown.video:
-        raise Http404("This overview has no video.")
-    return FileResponse(
-        shown.video.open("rb"),
-        content_type="video/mp4",
-        as_attachment="download" in request.GET,
-        filename=_filename(shown, "mp4"),
-    )
+    return _media(request, shown, shown.video, "video/mp4", "mp4")
 
 
 @login_required
