@@ -11,6 +11,7 @@ is simply rolled back.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import re
 import warnings
@@ -21,6 +22,8 @@ from urllib.parse import parse_qs, unquote, urlsplit
 from django.core.exceptions import ImproperlyConfigured
 
 EMBEDDED_DATABASE_NAME = "loupe"
+
+logger = logging.getLogger(__name__)
 
 # platformdirs warns when XDG_RUNTIME_DIR is unset (servers, containers); harmless here.
 warnings.filterwarnings("ignore", message="XDG_RUNTIME_DIR")
@@ -115,7 +118,13 @@ def start_embedded_postgres(data_dir: Path, buffers: str = "") -> str:
     with server._lock:
         server.ensure_pgdata_inited()
         write_server_settings(server.pgdata, shared_buffers(buffers))
+    # A postmaster.pid whose process is gone: the server died (a kill, a crash) rather than
+    # stopped. Whichever process comes first starts it again (serve's watch, or a worker that
+    # serve restarted), so the line is written here, once, by that process.
+    died = (server.pgdata / "postmaster.pid").exists() and not embedded_postgres_runs(data_dir)
     server.start()
+    if died:
+        logger.warning("the embedded PostgreSQL had stopped; started it again")
     admin_url = server.get_uri()
     with psycopg.connect(admin_url, autocommit=True) as conn:
         exists = conn.execute(

@@ -62,10 +62,8 @@ class DatabaseWatch:
         if not self.embedded or now < self.next_check:
             return
         try:
-            if restart_embedded_postgres_if_down(
-                settings.DATA_DIR, env_str("DATABASE_SHARED_BUFFERS")
-            ):
-                logger.warning("the embedded PostgreSQL had stopped; started it again")
+            # It says so in the log when it had to (config/database.py).
+            restart_embedded_postgres_if_down(settings.DATA_DIR, env_str("DATABASE_SHARED_BUFFERS"))
         except Exception:
             # Its log (pgdata/log) says why; it is tried again at the next check.
             logger.exception("the embedded PostgreSQL had stopped and did not start again")
