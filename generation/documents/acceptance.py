@@ -22,6 +22,7 @@ from generation.citations import (
     attribute_sentences,
     claim_spans,
 )
+from generation.documents.kinds import report
 from generation.documents.structured import InvalidOutput
 from generation.verification import best_support
 from library.words import terms
@@ -45,9 +46,12 @@ class Items:
 
 @dataclass(frozen=True)
 class Prose:
-    """A kind whose claims are the sentences of one Markdown field."""
+    """A kind whose claims are the sentences of one Markdown field; `limit`, its schema's
+    maxLength: a text that reached it was stopped there (a grammar stops a local model
+    mid-word), and its unfinished last sentence is left out."""
 
     field: str
+    limit: int = 0
 
 
 @dataclass(frozen=True)
@@ -96,7 +100,7 @@ def _quiz_says(question: dict[str, Any]) -> list[str]:
 # The kinds whose claims cite passages; a mind map and an audio script cite none. A kind not
 # named here keeps the checks of its own module only.
 CLAIMS: dict[str, Items | Prose | Bullets] = {
-    "report": Prose("markdown"),
+    "report": Prose("markdown", limit=report.MARKDOWN_CHARS),
     "quiz": Items(("questions",), "explanation", "question", _quiz_says),
     "table": Items(("rows",), "source", "row", lambda row: [_said(row, "source")]),
     # A card's front with its back states the fact; the back alone may too.
@@ -142,6 +146,8 @@ def accept(
     if layout is None:
         return Accepted(data=data)
     if isinstance(layout, Prose):
+        if layout.limit and len(data[layout.field]) >= layout.limit:
+            data = {**data, layout.field: finished(data[layout.field])}
         accepted = _accept_prose(data, layout.field, passages, translated)
     elif isinstance(layout, Bullets):
         accepted = _accept_bullets(data, layout, passages, translated)
@@ -154,6 +160,16 @@ def accept(
             details=accepted.problems,
         )
     return accepted
+
+
+# Where a sentence (with the markers after it) or a line ends.
+SENTENCE_END_RE = re.compile(r"[.!?…](?:\s*\[\d[\d,\s]*\])*(?=\s|$)|\n")
+
+
+def finished(text: str) -> str:
+    """`text` up to its last finished sentence or line."""
+    ends = [match.end() for match in SENTENCE_END_RE.finditer(text)]
+    return text[: ends[-1]].rstrip() if ends else text
 
 
 def _best(claims: list[str], passages: list[str]) -> tuple[int, bool]:

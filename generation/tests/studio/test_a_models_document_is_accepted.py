@@ -7,7 +7,8 @@ import pytest
 from django.urls import reverse
 
 from billing.models import Usage
-from generation.documents import services
+from generation.documents import acceptance, services
+from generation.documents.kinds import report
 from generation.documents.models import GeneratedDocument
 from generation.tests.studio.conftest import reply
 
@@ -167,6 +168,27 @@ def test_a_reply_cut_off_at_its_cap_is_repaired_told_so(
     assert fake_openai.chat_requests[0].body["max_tokens"] == 30
     repair = fake_openai.chat_requests[1].body["messages"][-1]["content"]
     assert "it was cut off at 30 tokens, the most a table may take" in repair
+
+
+def test_a_report_stopped_at_its_most_characters_keeps_only_its_finished_sentences(
+    fake_openai, monkeypatch, studio_sources, make_document
+):
+    # As llama.cpp's grammar stops a local model at the schema's maxLength: mid-word.
+    finished = "## Herons\n\nHerons breed in colonies called heronries [1]. "
+    stopped = finished + "A grey heron stands about 95 cm tall and wei"
+    monkeypatch.setitem(acceptance.CLAIMS, "report", acceptance.Prose("markdown", len(stopped)))
+    fake_openai.chat_replies.append(reply({"title": "R", "markdown": stopped}))
+
+    document = make_document("report")
+
+    assert document.status == GeneratedDocument.Status.READY, document.error
+    assert document.data["markdown"] == finished.strip()
+    assert document.unsupported_dropped == 0
+
+
+def test_the_reports_most_characters_are_in_its_schema_so_a_grammar_stops_a_model_there():
+    bound = report.SCHEMA["properties"]["markdown"]["maxLength"]
+    assert acceptance.CLAIMS["report"].limit == bound == report.MARKDOWN_CHARS
 
 
 def test_a_generation_over_its_time_budget_fails_saying_so(
