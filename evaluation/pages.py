@@ -44,6 +44,7 @@ from ingest.worker import wait_for_sources
 from library import embedding_state
 from library.models import Chunk, Source
 from notebooks.models import Message, Notebook
+from providers.errors import ProviderError
 
 
 @dataclass(frozen=True)
@@ -171,6 +172,8 @@ class LanguageFigures:
     refused: int = 0
     quote_found: int = 0
     missed: list[dict[str, Any]] = field(default_factory=list)  # gold page not cited
+    # Questions the chat model failed to answer (a slow or broken server): counted apart.
+    failed: list[dict[str, Any]] = field(default_factory=list)
     # With `answers`: sentences written, those with a verified citation, answers of only
     # markers, and each answer's seconds.
     sentences: int = 0
@@ -186,6 +189,7 @@ class LanguageFigures:
             "refused": self.refused,
             "quote_found": self.quote_found,
             "missed": self.missed,
+            "failed": self.failed,
         }
         if self.seconds:
             ordered = sorted(self.seconds)
@@ -204,9 +208,15 @@ class OfftopicFigures:
     questions: int = 0
     refused: int = 0
     cited: list[dict[str, Any]] = field(default_factory=list)  # what the others cited
+    failed: list[dict[str, Any]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"questions": self.questions, "refused": self.refused, "cited": self.cited}
+        return {
+            "questions": self.questions,
+            "refused": self.refused,
+            "cited": self.cited,
+            "failed": self.failed,
+        }
 
 
 def _cited_pages(answer: Answer) -> list[int | None]:
@@ -263,7 +273,13 @@ def evaluate_pages(
         figures = by_language[item.lang]
         figures.questions += 1
         started = time.monotonic()
-        answer = answer_question(user=user, notebook=notebooks[item.doc], question=item.question)
+        try:
+            answer = answer_question(
+                user=user, notebook=notebooks[item.doc], question=item.question
+            )
+        except ProviderError as exc:  # one answer's failure is a figure, not the run's end
+            figures.failed.append({"id": item.id, "error": str(exc)})
+            continue
         if answers:
             row = answer_row(answer, item, time.monotonic() - started)
             rows.append(row)
@@ -289,9 +305,13 @@ def evaluate_pages(
     for question in offtopic:
         figures_off = off[question.lang]
         figures_off.questions += 1
-        answer = answer_question(
-            user=user, notebook=notebooks[question.doc], question=question.question
-        )
+        try:
+            answer = answer_question(
+                user=user, notebook=notebooks[question.doc], question=question.question
+            )
+        except ProviderError as exc:
+            figures_off.failed.append({"question": question.question, "error": str(exc)})
+            continue
         if answer.citations:
             figures_off.cited.append({"question": question.question, "pages": _cited_pages(answer)})
         else:

@@ -387,6 +387,8 @@ class LocalModelServer:
             "pid": self.process.pid if self.process else None,
             "restarts": self.restarts,
             "problem": problem,
+            # What a command run beside serve applies to answer with it (join_running_server).
+            "environment": self.environment(),
         }
         path = self.folder / "status.json"
         temporary = path.with_suffix(".new")
@@ -488,6 +490,24 @@ class LocalModelServer:
             f"{states.get(self.state, self.state)}: {self.plan.description}, local "
             f"({self.plan.threads} threads, context {self.plan.context})"
         )
+
+
+def join_running_server() -> bool:
+    """A command run beside `serve` (`ask`, `generate`) answers with the local model server
+    serve runs for this data folder, with the settings serve gives its web server and worker;
+    True when it does. False when a chat model is configured, the local one is off, or none
+    is ready here (the command then works as without a model)."""
+    if not local_chat_wanted():
+        return False
+    status = read_status()
+    if status.get("state") != "ready" or not status.get("environment"):
+        return False
+    if not healthy(str(status["url"])):
+        return False
+    for name, value in status["environment"].items():
+        if name not in os.environ:
+            setattr(settings, name, int(value) if value.isdigit() else value)
+    return True
 
 
 def read_status_at(path: Path) -> dict[str, Any]:

@@ -175,3 +175,18 @@ def test_answers_mode_reads_every_answer_as_a_person_would(fake_openai, page_set
     printed = run("--pages", str(questions), "--docs", str(docs), "--answers", "--limit", "1")
     assert "sentences with a verified citation" in printed
     assert "Q: Where do grey herons wait?" in printed
+
+
+def test_a_question_the_model_failed_is_counted_apart_and_the_run_goes_on(fake_openai, page_set):
+    questions, docs, _ = page_set
+    fake_openai.fail_next("garbage", endpoint="chat/completions")
+    fake_openai.chat_replies += ["Moss grows on the north side of old oak trees [1]."] * 2
+
+    figures = json.loads(
+        run("--pages", str(questions), "--docs", str(docs), "--answers", "--limit", "3", "--json")
+    )
+
+    en = figures["questions"]["en"]
+    assert [failure["id"] for failure in en["failed"]] == ["en-1"]
+    assert "not a stream" in en["failed"][0]["error"]
+    assert en["questions"] == 2 and len(figures["answers"]) == 2

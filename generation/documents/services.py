@@ -316,6 +316,8 @@ def _written(
         max_tokens = kind.output_tokens(document.audio_format, document.length)
     elif document.kind in DECKS:
         schema, instructions, max_tokens = kind.prompt(document.video_format)
+    elif document.kind == GeneratedDocument.Kind.REPORT:
+        schema = kind.WRITTEN_SCHEMA  # bounded, where an extractive report is not
     system = instructions + (
         f"\n\nWrite in {where}: every field, the title and headings too, even where the "
         "material is in another language."

@@ -108,6 +108,38 @@ def test_a_second_loupe_on_the_same_data_folder_uses_the_running_server(model_se
     assert model_server.process is not None and model_server.process.poll() is None
 
 
+@pytest.mark.django_db
+def test_a_command_run_beside_serve_answers_with_its_local_model(model_server, tmp_path, settings):
+    """`generate` or `ask` in another terminal: no chat model configured, the one serve runs
+    for this data folder is used, with the settings serve gives its worker."""
+    settings.DATA_DIR = tmp_path
+    settings.CHAT_BASE_URL = settings.CHAT_MODEL = settings.OPENAI_BASE_URL = ""
+    settings.GENERATION_PASSAGES = 16
+
+    assert local_model.join_running_server()
+
+    assert settings.CHAT_BASE_URL == model_server.base_url
+    assert settings.CHAT_MODEL == SMALLEST.chat_model
+    assert settings.GENERATION_PASSAGES == 8
+    reply = chat([{"role": "user", "content": "Say hello."}], user=None, max_tokens=8, timeout=60)
+    assert reply.model == SMALLEST.chat_model
+
+
+def test_a_command_joins_no_server_that_is_not_running(model_server, tmp_path, settings):
+    settings.CHAT_BASE_URL = settings.CHAT_MODEL = settings.OPENAI_BASE_URL = ""
+    settings.DATA_DIR = tmp_path / "elsewhere"  # no server runs for this data folder
+
+    assert not local_model.join_running_server()
+    assert settings.CHAT_BASE_URL == ""
+
+    settings.DATA_DIR = tmp_path
+    os.kill(model_server.process.pid, signal.SIGSTOP)  # its status says ready; it answers not
+    try:
+        assert not local_model.join_running_server()
+    finally:
+        os.kill(model_server.process.pid, signal.SIGCONT)
+
+
 def test_its_state_is_written_to_the_data_folder_and_removed_at_the_end(smallest_plan, tmp_path):
     server = LocalModelServer(smallest_plan, data_dir=tmp_path)
     server.start()

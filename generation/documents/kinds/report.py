@@ -17,19 +17,28 @@ FOCUS = "main findings, conclusions, key facts and arguments"
 SENTENCES_PER_PART = 3
 SENTENCES_OVERVIEW = 2  # from the text before the first chapter (a preface, an abstract)
 COVERS_SECTIONS = 8
-# The most the report's Markdown may run to: about 1,000 words, past the 400-700 the
+# The most a model's report may run to: about 1,000 words, past the 400-700 the
 # instructions ask for. A small model asked for a length still runs on; with a grammar
-# (the local model) it is stopped here, and acceptance drops the sentence it was in.
+# (the local model) it is stopped here, and acceptance drops the sentence it was in. An
+# extractive report (every chapter of a long manual) has no such bound.
 MARKDOWN_CHARS = 6000
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "title": {"type": "string", "minLength": 1, "maxLength": 200},
-        "markdown": {"type": "string", "minLength": 1, "maxLength": MARKDOWN_CHARS},
+        "markdown": {"type": "string", "minLength": 1},
     },
     "required": ["title", "markdown"],
     "additionalProperties": False,
+}
+
+WRITTEN_SCHEMA: dict[str, Any] = {
+    **SCHEMA,
+    "properties": {
+        **SCHEMA["properties"],
+        "markdown": {"type": "string", "minLength": 1, "maxLength": MARKDOWN_CHARS},
+    },
 }
 
 INSTRUCTIONS = """You write a report from the user's documents, using only the numbered \

@@ -11,6 +11,7 @@ from generation.answering import answer_question
 from generation.citations import unsupported_sentences
 from generation.models import AttributedCitation
 from providers.errors import ProviderError
+from providers.local_model import join_running_server
 from retrieval.chosen_sources import parse_source_ids, source_choice
 from sharing import access
 from sharing.models import Role
@@ -41,6 +42,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        join_running_server()  # the local model `serve` runs, as its worker uses it
         User = get_user_model()
         user = User.objects.filter(username=options["user"]).first()
         if user is None:

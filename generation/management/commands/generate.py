@@ -12,6 +12,7 @@ from generation.documents.models import GeneratedDocument
 from generation.documents.services import LANGUAGES, request_document, wait_for_document
 from ops.waiting import GaveUp
 from providers.chat import chat_available
+from providers.local_model import join_running_server
 from retrieval.chosen_sources import parse_source_ids, source_choice
 from sharing import access
 from sharing.models import Role
@@ -68,6 +69,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        join_running_server()  # the local model `serve` runs, as its worker uses it
         User = get_user_model()
         user = User.objects.filter(username=options["user"]).first()
         if user is None:

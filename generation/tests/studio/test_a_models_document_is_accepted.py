@@ -186,9 +186,18 @@ def test_a_report_stopped_at_its_most_characters_keeps_only_its_finished_sentenc
     assert document.unsupported_dropped == 0
 
 
-def test_the_reports_most_characters_are_in_its_schema_so_a_grammar_stops_a_model_there():
-    bound = report.SCHEMA["properties"]["markdown"]["maxLength"]
-    assert acceptance.CLAIMS["report"].limit == bound == report.MARKDOWN_CHARS
+def test_the_model_is_given_the_reports_most_characters_so_a_grammar_stops_it_there(
+    fake_openai, studio_sources, make_document
+):
+    fake_openai.chat_replies.append(reply({"title": "R", "markdown": "Herons breed [1]."}))
+
+    make_document("report")
+
+    system = fake_openai.chat_requests[0].body["messages"][0]["content"]
+    assert f'"maxLength": {report.MARKDOWN_CHARS}' in system
+    assert acceptance.CLAIMS["report"].limit == report.MARKDOWN_CHARS
+    # An extractive report (each chapter of a long manual) is not bounded.
+    assert "maxLength" not in report.SCHEMA["properties"]["markdown"]
 
 
 def test_a_generation_over_its_time_budget_fails_saying_so(
