@@ -530,7 +530,7 @@ def _fit_context(
     fixed = estimate_tokens(
         *(message["content"] for message in messages),
         prompts.build_user_prompt(question=question, documents=documents, passages=[]),
-        prompts.CITATION_REMINDER,  # which comes with passages
+        prompts.citation_reminder(question),  # which comes with passages
     )
     budget = settings.CHAT_CONTEXT_TOKENS - settings.CHAT_ANSWER_TOKENS - fixed
     passages = [

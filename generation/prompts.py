@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from django.utils.translation import gettext_noop
 
+from library.languages import LANGUAGE_NAMES, detect_language
 from providers.tokens import estimate_tokens
 
 # What the model is told to reply when the passages do not answer (generation/not_covered.py).
@@ -29,6 +30,14 @@ CITATION_REMINDER = (
     "passages above. After each sentence, write the number of the passage it comes from in "
     "square brackets."
 )
+
+
+def citation_reminder(question: str) -> str:
+    """CITATION_REMINDER, naming the question's language: read last, an English reminder
+    has a small model answer a German question in English."""
+    name = LANGUAGE_NAMES.get(detect_language(question))
+    return CITATION_REMINDER + (f" Write the answer in {name}." if name else "")
+
 
 # The fixed replies are stored in the asker's language (answering.py translates them).
 EMPTY_NOTEBOOK_REPLY = gettext_noop(
@@ -95,5 +104,5 @@ def build_user_prompt(
         lines.append("Passages: none matched the question.")
     lines.append(f"Question: {question}")
     if passages:
-        lines += ["", CITATION_REMINDER]
+        lines += ["", citation_reminder(question)]
     return "\n".join(lines)

@@ -37,6 +37,18 @@ SEARCH_CONFIGS = {
 SIMPLE_CONFIG = "simple"
 
 # Enough text to tell a language apart; more only costs time.
+# The languages Loupe writes in when asked (ISO 639-1 → the name a prompt uses).
+LANGUAGE_NAMES = {
+    "en": "English",
+    "de": "German",
+    "fr": "French",
+    "es": "Spanish",
+    "it": "Italian",
+    "nl": "Dutch",
+    "pt": "Portuguese",
+    "pl": "Polish",
+}
+
 SAMPLE_CHARS = 20_000
 MIN_WORDS = 3
 WORD_RE = re.compile(r"\w+")

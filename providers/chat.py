@@ -227,6 +227,8 @@ class ChatStream:
         user: User | None,
         temperature: float = 0.1,
         max_tokens: int | None = None,
+        response_format: dict[str, Any] | None = None,
+        first_token_seconds: float | None = None,
     ) -> None:
         if not chat_available():
             raise ProviderError(
@@ -238,7 +240,12 @@ class ChatStream:
         self._user = user
         self._parts: list[str] = []
         self._reported: Any = None
-        first_token = settings.CHAT_FIRST_TOKEN_SECONDS
+        # "stop", or "length" when max_tokens cut the reply off; None until the server says.
+        self.finish_reason: str | None = None
+        first_token = first_token_seconds or settings.CHAT_FIRST_TOKEN_SECONDS
+        extra: dict[str, Any] = {"response_format": response_format} if response_format else {}
+        if max_tokens is not None:
+            extra["max_tokens"] = max_tokens
         started = time.monotonic()
         try:
             # The response's headers may wait for the first word (or come at once, the
@@ -250,7 +257,7 @@ class ChatStream:
                 temperature=temperature,
                 stream=True,
                 stream_options={"include_usage": True},
-                **({"max_tokens": max_tokens} if max_tokens is not None else {}),
+                **extra,
             )
         except openai.APITimeoutError as exc:
             raise ProviderError(_slow(first_token, "CHAT_FIRST_TOKEN_SECONDS")) from exc
@@ -288,6 +295,8 @@ class ChatStream:
                 if chunk.usage is not None:
                     self._reported = chunk.usage
                 for choice in chunk.choices:
+                    if choice.finish_reason:
+                        self.finish_reason = choice.finish_reason
                     if choice.delta.content:
                         self._parts.append(choice.delta.content)
                         self._watchdog.deadline = time.monotonic() + settings.CHAT_IDLE_SECONDS
@@ -333,6 +342,17 @@ def chat_stream(
     user: User | None,
     temperature: float = 0.1,
     max_tokens: int | None = None,
+    response_format: dict[str, Any] | None = None,
+    first_token_seconds: float | None = None,
 ) -> ChatStream:
-    """Start a streamed chat completion (ProviderError if it cannot start); see ChatStream."""
-    return ChatStream(messages, user=user, temperature=temperature, max_tokens=max_tokens)
+    """Start a streamed chat completion (ProviderError if it cannot start); see ChatStream.
+    `first_token_seconds` replaces CHAT_FIRST_TOKEN_SECONDS for a caller with a budget of its
+    own (a studio document reads a long prompt first)."""
+    return ChatStream(
+        messages,
+        user=user,
+        temperature=temperature,
+        max_tokens=max_tokens,
+        response_format=response_format,
+        first_token_seconds=first_token_seconds,
+    )

@@ -124,6 +124,7 @@ class Accepted:
     attributed: set[int] = field(default_factory=set)  # passages only Loupe's markers name
     dropped: int = 0  # claims left out: no passage supports them
     claims: int = 0  # claims weighed
+    repeated: int = 0  # claims that said again what an earlier one said: left out, not weighed
     problems: list[str] = field(default_factory=list)  # what was wrong, item by item
 
 
@@ -160,6 +161,16 @@ def accept(
             details=accepted.problems,
         )
     return accepted
+
+
+def _said_before(claim: str, seen: set[str]) -> bool:
+    """Whether `claim` (its markers aside) was made already; a small model falls into a
+    loop and writes one card, bullet or sentence twenty times."""
+    key = " ".join(MARKER_RE.sub("", claim).lower().split()).strip(" .")
+    if key in seen:
+        return True
+    seen.add(key)
+    return False
 
 
 # Where a sentence (with the markers after it) or a line ends.
@@ -209,12 +220,17 @@ def _accept_items(
 ) -> Accepted:
     accepted = Accepted(data=dict(data))
     number = 0
+    seen: set[str] = set()
     for name in layout.lists:
         kept: list[dict[str, Any]] = []
         for item in data.get(name) or []:
             number += 1
-            accepted.claims += 1
             where = f"{layout.name} {number} {_quoted(layout.says(item)[0])}"
+            if _said_before(layout.says(item)[0], seen):
+                accepted.repeated += 1
+                accepted.problems.append(f"{where} repeats an earlier one; left out")
+                continue
+            accepted.claims += 1
             marked = str(item.get(layout.cite_in, ""))
             valid, invalid = _markers(marked, len(passages))
             if invalid:
@@ -239,11 +255,16 @@ def _accept_bullets(
 ) -> Accepted:
     accepted = Accepted(data=dict(data))
     kept_items: list[dict[str, Any]] = []
+    seen: set[str] = set()
     for index, item in enumerate(data.get(layout.lists) or [], start=1):
         kept: list[str] = []
         for bullet in item.get(layout.field) or []:
-            accepted.claims += 1
             where = f"{layout.name} {index}'s bullet {_quoted(bullet)}"
+            if _said_before(bullet, seen):
+                accepted.repeated += 1
+                accepted.problems.append(f"{where} repeats an earlier one; left out")
+                continue
+            accepted.claims += 1
             valid, invalid = _markers(bullet, len(passages))
             if invalid:
                 accepted.problems.append(_nonexistent(where, invalid))
@@ -287,6 +308,7 @@ def _accept_prose(
     text = attribution.text
     accepted = Accepted(data=dict(data), attributed=set(attribution.attributed))
     cut: list[tuple[int, int]] = []
+    seen: set[str] = set()
     for start, end in claim_spans(text):
         sentence = text[start:end]
         opening = OPENING_MARKERS_RE.match(sentence)
@@ -294,6 +316,11 @@ def _accept_prose(
             start += opening.end()
             sentence = sentence[opening.end() :]
         if not terms(MARKER_RE.sub("", sentence)):
+            continue
+        if _said_before(sentence, seen):
+            accepted.repeated += 1
+            accepted.problems.append(f"sentence {_quoted(sentence)} repeats an earlier one")
+            cut.append((start, end))
             continue
         accepted.claims += 1
         where = f"sentence {accepted.claims} {_quoted(sentence)}"

@@ -33,7 +33,7 @@ from generation.documents.kinds import KINDS, WITHOUT_A_MODEL, kind_module
 from generation.documents.markers import cite
 from generation.documents.models import DocumentCitation, GeneratedDocument
 from generation.documents.structured import InvalidOutput, generate_json, parse
-from library.languages import detect_language
+from library.languages import LANGUAGE_NAMES, detect_language
 from library.models import Source
 from notebooks.markers import strip_markers
 from notebooks.models import Notebook
@@ -48,16 +48,7 @@ from texts.errors import UserFacingError
 logger = logging.getLogger(__name__)
 
 # Languages a person may ask a document to be written in (ISO 639-1 → name for the prompt).
-LANGUAGES = {
-    "en": "English",
-    "de": "German",
-    "fr": "French",
-    "es": "Spanish",
-    "it": "Italian",
-    "nl": "Dutch",
-    "pt": "Portuguese",
-    "pl": "Polish",
-}
+LANGUAGES = LANGUAGE_NAMES
 
 
 class DocumentBusy(UserFacingError):
@@ -285,6 +276,13 @@ def _make(document: GeneratedDocument) -> None:
         document.model = model
         document.language = language
         document.unsupported_dropped = accepted.dropped
+        if accepted.repeated:
+            logger.info(
+                "%s #%s: %s repeated claims of the model's left out",
+                document.kind,
+                document.pk,
+                accepted.repeated,
+            )
         document.status = GeneratedDocument.Status.READY
         # Ready to read now; the stage is cleared once its searchable copy is indexed.
         document.stage = GeneratedDocument.Stage.INDEXING
@@ -376,6 +374,10 @@ def _written(
         passages=len(passages) if acceptance.cites(document.kind) else 0,
         max_tokens=output_tokens,
         deadline=deadline,
+        # The words written so far: minutes of a slow model show as movement.
+        on_written=lambda text: document.report_progress(
+            stage=GeneratedDocument.Stage.WRITING, done=len(text.split())
+        ),
     )
     return reply.data, reply.model
 

@@ -84,10 +84,12 @@ def generate_json(
     passages: int,
     max_tokens: int,
     deadline: Deadline,
+    on_written: Callable[[str], None] | None = None,
 ) -> StructuredReply[T]:
     """The model's JSON for `schema`, as `accept` takes it (it may fix what it can and
     raises InvalidOutput for what it cannot); one repair call, told what was wrong and
-    which of the `passages` numbers exist (0: the kind cites none)."""
+    which of the `passages` numbers exist (0: the kind cites none). With `on_written`, each
+    reply is streamed and the text so far handed to it as it grows."""
     messages = [
         {
             "role": "system",
@@ -119,13 +121,15 @@ def generate_json(
         }
 
     def ask(temperature: float) -> ChatReply:
-        return deadline.chat(
-            messages,
-            user=user,
-            temperature=temperature,
-            response_format=response_format,
-            max_tokens=max_tokens,
-        )
+        options: dict[str, Any] = {
+            "user": user,
+            "temperature": temperature,
+            "response_format": response_format,
+            "max_tokens": max_tokens,
+        }
+        if on_written is not None:
+            return deadline.written(messages, on_written=on_written, **options)
+        return deadline.chat(messages, **options)
 
     def taken(reply: ChatReply) -> T:
         try:

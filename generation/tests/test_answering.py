@@ -109,7 +109,9 @@ def test_the_prompt_holds_the_rules_the_documents_and_the_numbered_passages(
         text.decode() for text in (HERONS, TRAINS, BREAD)
     )
     # The citation rule comes again after the question, where small models heed it.
-    assert prompt.endswith(f"Question: Where do herons wait?\n\n{prompts.CITATION_REMINDER}")
+    assert prompt.endswith(
+        f"Question: Where do herons wait?\n\n{prompts.citation_reminder('Where do herons wait?')}"
+    )
 
 
 def test_a_chat_call_writes_a_usage_row_with_tokens(fake_openai, owner, notebook, library):
@@ -142,7 +144,7 @@ def test_earlier_turns_are_sent_as_messages(fake_openai, owner, notebook, librar
     assert messages[1]["content"] == "Where do herons wait?"
     assert messages[2]["content"] == "Herons wait by the pond [1]."
     assert messages[3]["content"].endswith(
-        f"Question: For how long?\n\n{prompts.CITATION_REMINDER}"
+        f"Question: For how long?\n\n{prompts.citation_reminder('For how long?')}"
     )
     # Earlier turns go to the model, never into the search.
     assert fake_openai.embedding_requests[-1].body["input"] == ["For how long?"]
@@ -177,3 +179,21 @@ def test_a_reply_without_markers_has_no_citations(fake_openai, owner, notebook, 
 
     assert answer.message.content == "The passages do not say."
     assert answer.citations == []
+
+
+def test_the_reminder_read_last_names_the_questions_language(fake_openai, owner, notebook):
+    """A small model reads the English reminder last and answers a German question in
+    English unless the reminder says which language to write."""
+    german = prompts.build_user_prompt(
+        question="Wie verhindere ich, dass andere Benutzer meine Dateien löschen?",
+        documents=[],
+        passages=[("Handbuch", 3, "Das Sticky-Bit verhindert das Löschen fremder Dateien.")],
+    )
+    english = prompts.build_user_prompt(
+        question="How do I keep other users from deleting my files?",
+        documents=[],
+        passages=[("Manual", 3, "The sticky bit keeps others from deleting your files.")],
+    )
+
+    assert german.endswith("Write the answer in German.")
+    assert english.endswith("Write the answer in English.")

@@ -23,7 +23,9 @@ def test_history_keeps_the_newest_turns_that_fit_the_budget(
 
     sent = fake_openai.chat_requests[0].body["messages"]
     assert [message["content"] for message in sent[1:-1]] == turns[-3:]
-    assert sent[-1]["content"].endswith(f"Question: And then?\n\n{prompts.CITATION_REMINDER}")
+    assert sent[-1]["content"].endswith(
+        f"Question: And then?\n\n{prompts.citation_reminder('And then?')}"
+    )
 
 
 def test_no_history_with_a_zero_budget(fake_openai, settings, owner, notebook, add_ready_source):

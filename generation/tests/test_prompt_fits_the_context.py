@@ -43,7 +43,7 @@ def test_passages_that_do_not_fit_the_context_are_left_out_whole_from_the_lowest
     kept = prompt_passages(fake_openai.chat_requests[-1])
     assert kept == {1: ranked[1], 2: ranked[2]}  # whole, in rank order
     assert [hit.chunk.text for hit in answer.passages] == [ranked[1], ranked[2]]
-    assert sent_prompt(fake_openai)[-1]["content"].endswith(prompts.CITATION_REMINDER)
+    assert sent_prompt(fake_openai)[-1]["content"].endswith(prompts.citation_reminder(question))
 
 
 def test_a_context_without_room_for_any_passage_says_none_matched(

@@ -79,7 +79,7 @@ def test_the_follow_up_is_searched_as_rewritten_and_answered_as_asked(
         "Sourdough needs a starter fed every day [1].",
     ]
     assert sent[-1]["content"].endswith(
-        f"Question: And for how long?\n\n{prompts.CITATION_REMINDER}"
+        f"Question: And for how long?\n\n{prompts.citation_reminder('And for how long?')}"
     )
     # The rewrite is kept with the question.
     assert answer.question.content == "And for how long?"

@@ -320,7 +320,8 @@ class FakeOpenAI:
             delta = {"role": "assistant", "content": word} if index == 0 else {"content": word}
             choice = {"index": 0, "delta": delta, "finish_reason": None}
             yield {**base, "choices": [choice]}
-        yield {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+        finish_reason = reply["choices"][0]["finish_reason"]
+        yield {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish_reason}]}
         if (body.get("stream_options") or {}).get("include_usage") and "usage" in reply:
             yield {**base, "choices": [], "usage": reply["usage"]}
 

@@ -118,8 +118,8 @@ def test_a_command_run_beside_serve_answers_with_its_local_model(model_server, t
 
     assert local_model.join_running_server()
 
-    assert settings.CHAT_BASE_URL == model_server.base_url
-    assert settings.CHAT_MODEL == SMALLEST.chat_model
+    assert model_server.base_url == settings.CHAT_BASE_URL
+    assert SMALLEST.chat_model == settings.CHAT_MODEL
     assert settings.GENERATION_PASSAGES == 8
     reply = chat([{"role": "user", "content": "Say hello."}], user=None, max_tokens=8, timeout=60)
     assert reply.model == SMALLEST.chat_model

@@ -72,13 +72,28 @@ def turn_count(audio_format: str, length: str) -> int:
     return max(2, round(WORDS[audio_format][length] / WORDS_PER_TURN[audio_format]))
 
 
+# The most a turn may hold, and the turns beyond those asked for: a small model that falls
+# into a loop is stopped there by llama.cpp's grammar, and the script still fits max_tokens.
+TURN_CHARS = 450
+SPARE_TURNS = 2
+CHARS_PER_TOKEN = 3.2
+
+
 def schema(audio_format: str, length: str) -> dict[str, Any]:
-    """The script's schema for a format: one speaker for a brief."""
-    if audio_format != BRIEF:
-        return SCHEMA
+    """The script's schema for a format and length: its turns bounded, one speaker for a
+    brief."""
     turn = SCHEMA["properties"]["turns"]["items"]
-    one_voice = {**turn, "properties": {**turn["properties"], "speaker": {"enum": ["A"]}}}
-    turns = {**SCHEMA["properties"]["turns"], "items": one_voice}
+    properties = {
+        **turn["properties"],
+        "text": {"type": "string", "minLength": 1, "maxLength": TURN_CHARS},
+    }
+    if audio_format == BRIEF:
+        properties["speaker"] = {"enum": ["A"]}
+    turns = {
+        **SCHEMA["properties"]["turns"],
+        "maxItems": turn_count(audio_format, length) + SPARE_TURNS,
+        "items": {**turn, "properties": properties},
+    }
     return {**SCHEMA, "properties": {**SCHEMA["properties"], "turns": turns}}
 
 
@@ -91,10 +106,13 @@ def instructions(audio_format: str, length: str) -> str:
 
 
 def output_tokens(audio_format: str, length: str) -> int:
-    """max_tokens for the script: its words and the turns' JSON, with a fifth to spare."""
+    """max_tokens for the script: its words and the turns' JSON, with a fifth to spare, and
+    at least what the schema's bounds let it run to."""
     words = WORDS[audio_format][length]
-    tokens = words * TOKENS_PER_WORD + turn_count(audio_format, length) * TOKENS_PER_TURN + 100
-    return round(tokens * 1.2)
+    turns = turn_count(audio_format, length)
+    tokens = words * TOKENS_PER_WORD + turns * TOKENS_PER_TURN + 100
+    bounded = (turns + SPARE_TURNS) * (TURN_CHARS / CHARS_PER_TOKEN + TOKENS_PER_TURN) + 100
+    return round(max(tokens * 1.2, bounded))
 
 
 INSTRUCTIONS = instructions(DEEP_DIVE, "default")

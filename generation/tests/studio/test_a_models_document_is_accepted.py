@@ -4,10 +4,11 @@ passage are dropped, claims no passage supports are left out and counted; only a
 unsupported reply is rejected, saying what share, after a repair call told item by item."""
 
 import pytest
+from django.template.loader import render_to_string
 from django.urls import reverse
 
 from billing.models import Usage
-from generation.documents import acceptance, services
+from generation.documents import acceptance, deadline, services
 from generation.documents.kinds import report
 from generation.documents.models import GeneratedDocument
 from generation.tests.studio.conftest import reply
@@ -237,3 +238,49 @@ def test_a_report_section_that_lost_every_sentence_loses_its_heading():
     )
 
     assert _tidy(cut) == "## Herons\n\n- Herons nest [1].\n\n## Trains\n\nThey run [2]."
+
+
+def test_a_document_being_written_says_how_many_words_so_far(
+    client, owner, notebook, fake_openai, monkeypatch, studio_sources, make_document
+):
+    """A slow model writes a report for minutes: the page (and `generate`, which gives up
+    when nothing moves) see the words grow, as the reply streams in."""
+    monkeypatch.setattr(deadline, "WRITTEN_EVERY_SECONDS", 0.2)
+    fake_openai.stream_delay = 0.02
+    markdown = " ".join(["Herons breed in colonies called heronries [1]."] * 12)
+    fake_openai.chat_replies.append(reply({"title": "R", "markdown": markdown}))
+    seen: list[tuple[str, int]] = []
+    report_progress = GeneratedDocument.report_progress
+
+    def spy(document, *, stage, done=0, total=0, **also):
+        seen.append((stage, done))
+        report_progress(document, stage=stage, done=done, total=total, **also)
+        if stage == GeneratedDocument.Stage.WRITING and done > 1:
+            page = render_to_string("generation/_status.html", {"document": document})
+            assert f"writing, {done} words so far" in " ".join(page.split())
+
+    monkeypatch.setattr(GeneratedDocument, "report_progress", spy)
+
+    document = make_document("report")
+
+    assert document.status == GeneratedDocument.Status.READY, document.error
+    assert fake_openai.chat_requests[0].body["stream"] is True
+    words = [done for stage, done in seen if stage == GeneratedDocument.Stage.WRITING and done]
+    assert len(words) >= 2 and words == sorted(words)
+
+
+def test_items_and_sentences_a_looping_model_repeats_are_kept_once(
+    fake_openai, studio_sources, make_document
+):
+    card = {"front": "Where do herons breed?", "back": "In colonies called heronries [1]."}
+    fake_openai.chat_replies.append(reply({"title": "Herons", "cards": [card] * 12}))
+    sentence = "Herons breed in colonies called heronries [1]. "
+    fake_openai.chat_replies.append(reply({"title": "R", "markdown": sentence * 9}))
+
+    cards = make_document("flashcards")
+    report = make_document("report")
+
+    assert cards.status == GeneratedDocument.Status.READY, cards.error
+    assert [c["front"] for c in cards.data["cards"]] == ["Where do herons breed?"]
+    assert report.data["markdown"] == sentence.strip()
+    assert (cards.unsupported_dropped, report.unsupported_dropped) == (0, 0)
