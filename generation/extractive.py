@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass
 
 from generation.passage_units import BULLET_RE, CLOSING_RE, Unit, units
-from library.words import STOPWORDS, WORD_RE, terms
+from language.words import STOPWORDS, WORD_RE, terms
 
 MAX_SENTENCES = 3
 MAX_SENTENCE_CHARS = 600
@@ -58,7 +58,7 @@ QUESTION_LEND = 0.9  # share of a manual's question's score its answer sentence 
 # Shorter units are scored as if this many words long: a two-word table header or command
 # holding one question word is not a better answer than a sentence holding three.
 MIN_SCORED_TERMS = 8
-# How people phrase questions, not what they ask about (beside library.words.STOPWORDS).
+# How people phrase questions, not what they ask about (beside language.words.STOPWORDS).
 # fmt: off
 QUESTION_WORDS = frozenset((
     "can", "do", "i'm", "me", "my", "mine", "get", "gets", "need", "want", "should", "way",
@@ -108,7 +108,7 @@ class _Candidate:
 
 
 def _terms(text: str) -> list[str]:
-    """The text's terms (library.words), a plural's "s" dropped first: a stem is a word's
+    """The text's terms (language.words), a plural's "s" dropped first: a stem is a word's
     first five letters, so "file" and "files", "key" and "keys" would not meet."""
     return terms(" ".join(_singular(word) for word in WORD_RE.findall(text)))
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from library.words import terms
+from language.words import terms
 
 SUPPORT_THRESHOLD = 0.5
 MARKER_RE = re.compile(r"\[(\d+)\]")

@@ -19,8 +19,8 @@ from pathlib import PurePath
 
 from django.conf import settings
 
+from language.words import head
 from library.models import Source
-from library.words import head
 from notebooks.models import SourceGuide
 from providers.chat import chat, chat_available
 from providers.errors import ProviderError

@@ -33,6 +33,7 @@ from generation.documents.kinds import KINDS, WITHOUT_A_MODEL, kind_module
 from generation.documents.markers import cite
 from generation.documents.models import DocumentCitation, GeneratedDocument
 from generation.documents.structured import InvalidOutput, generate_json, parse
+from language.tokens import estimate_tokens
 from library.languages import detect_language
 from library.models import Source
 from notebooks.markers import strip_markers
@@ -41,7 +42,6 @@ from ops import recovery
 from ops.jobs import run_background_work
 from providers.chat import chat_available
 from providers.errors import ProviderError
-from providers.tokens import estimate_tokens
 from texts import Text, assign, message_of, translated
 from texts.errors import UserFacingError
 

@@ -12,7 +12,7 @@ from django.utils.translation import gettext as _
 
 from generation.documents.markers import require_markers
 from generation.documents.structured import InvalidOutput
-from library.words import content_terms
+from language.words import content_terms
 from texts.errors import UserFacingError
 
 FOCUS = "key facts, definitions, figures and conclusions worth remembering"
