@@ -351,7 +351,7 @@ if RETRIEVAL_MODE not in {"dense", "hybrid"}:
 RETRIEVAL_GENERATED_SLOTS = env_int("RETRIEVAL_GENERATED_SLOTS", 2, minimum=0)
 # A notebook with more chunks than this is searched through the model's HNSW index, a
 # smaller one by an exact scan, but for the vectors of one that holds enough of the index
-# (INDEX_MIN_CHUNKS and INDEX_MIN_SHARE in retrieval/search.py; measured: bench/README.md).
+# (INDEX_MIN_CHUNKS and INDEX_MIN_SHARE in retrieval/search.py; docs/decisions.md, "Speed").
 RETRIEVAL_EXACT_MAX_CHUNKS = env_int("RETRIEVAL_EXACT_MAX_CHUNKS", 10_000, minimum=0)
 # Candidates HNSW keeps while it searches (pgvector's hnsw.ef_search): recall against time.
 RETRIEVAL_HNSW_EF_SEARCH = env_int("RETRIEVAL_HNSW_EF_SEARCH", 500, minimum=1)
@@ -479,7 +479,7 @@ PROCRASTINATE_ON_APP_READY = None
 JOB_RETRY_ATTEMPTS = env_int("JOB_RETRY_ATTEMPTS", 5, minimum=1)
 JOB_RETRY_BASE_SECONDS = env_int("JOB_RETRY_BASE_SECONDS", 30, minimum=0)
 # A job whose worker sent no heartbeat for this long (workers send one every 5 s, and look
-# for such jobs every 5 s: ingest/worker.py) was orphaned by a dead worker and is queued
+# for such jobs every 5 s: ops/worker.py) was orphaned by a dead worker and is queued
 # again. Four missed heartbeats: a busy worker is late by a second, never by fifteen.
 JOB_STALLED_SECONDS = env_int("JOB_STALLED_SECONDS", 20, minimum=15)
 # `manage.py ingest` and `generate` give up waiting when nothing moved for this long.

@@ -79,7 +79,7 @@ class Checked:
 
 def check_answer(item: dict[str, Any], response: str) -> Checked:
     """Whether `response` (an option's index for multiple choice, text for a short answer)
-    answers `item`; ValueError for a response of the wrong form."""
+    answers `item`; a UserFacingError for a response of the wrong form."""
     response = response.strip()
     if item["type"] == "multiple_choice":
         if not response.isdigit() or int(response) >= len(item["options"]):
