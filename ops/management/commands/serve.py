@@ -12,7 +12,7 @@ from django.core.management.base import BaseCommand, CommandParser
 
 from config.database import restart_embedded_postgres_if_down
 from config.env import env_str
-from notebooks.first_run import first_run_box, wait_until_listening
+from ops.first_run import first_run_box, wait_until_listening
 from ops.serving import supervise, web_command
 from providers.local_model import LocalModelServer, LocalModelUnavailable, local_chat_plan
 
