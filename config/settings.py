@@ -300,8 +300,8 @@ LOCAL_CHAT_START_SECONDS = env_float("LOCAL_CHAT_START_SECONDS", 180.0)
 # that reads a 4k-token prompt at 15-50 tokens a second. A streamed answer may take
 # CHAT_FIRST_TOKEN_SECONDS to its first word, then CHAT_IDLE_SECONDS between words, however
 # long the whole answer runs; a call that is not streamed (summaries, studio documents, query
-# rewrites) gets CHAT_TIMEOUT_SECONDS in all. A chat request is re-sent only when it never
-# reached the server or was refused (429, 5xx), never after a wait ran out.
+# rewrites) gets CHAT_TIMEOUT_SECONDS in all. A request is re-sent only when it never
+# reached the server or was refused (providers/openai_client.py), never after a wait ran out.
 CHAT_FIRST_TOKEN_SECONDS = env_float("CHAT_FIRST_TOKEN_SECONDS", 300.0)
 CHAT_IDLE_SECONDS = env_float("CHAT_IDLE_SECONDS", 60.0)
 CHAT_TIMEOUT_SECONDS = env_float("CHAT_TIMEOUT_SECONDS", 600.0)
