@@ -18,7 +18,7 @@ from texts.errors import UserFacingError
 FOCUS = "key facts, definitions, figures and conclusions worth remembering"
 QUESTIONS = 8
 # A short answer is right when it holds this share of the expected answer's content words
-# (compared by their first five letters, as the extractive answerer does).
+# (compared by their stems, language/words.py, as the extractive answerer does).
 SHORT_ANSWER_SHARE = 0.6
 
 SCHEMA: dict[str, Any] = {
