@@ -72,7 +72,7 @@ def _read_answers(rows: list[dict[str, Any]], notebooks: dict[str, Any]) -> dict
     from generation import extractive
     from generation.answering import extractive_passages
     from generation.citations import map_markers
-    from library.words import terms
+    from language.words import terms
     from retrieval.closeness import part_closeness
     from retrieval.services import retrieve_assessed
 

@@ -6,7 +6,7 @@ with SIGKILL, as an out-of-memory kill or a lost machine would end it, and the c
 until the job is queued again (procrastinate's job leaves "doing" for "todo", or is taken
 by the other worker). The second worker notices: every worker sends a heartbeat every 5 s
 and looks every 5 s for jobs whose worker's heartbeat is older than JOB_STALLED_SECONDS
-(20), ingest/worker.py. Target: under 30 s (before, 74-82 s: a minute's cron
+(20), ops/worker.py. Target: under 30 s (before, 74-82 s: a minute's cron
 sweep after a minute's threshold).
 
     LOUPE_DATA_DIR=/tmp/loupe-bench .venv/bin/python bench/recovery_latency.py [--runs 3]

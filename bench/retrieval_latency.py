@@ -98,7 +98,7 @@ def passages(rng: np.random.Generator, documents: list[list[str]], count: int) -
     same: cut from the 49 documents alone, a 1M-chunk set held each of their ~3,200 chunks
     ~300 times, so a question's best passage by its words came in hundreds of copies, the
     exact ranking chose among them by id, and a path that read other copies than the exact
-    one "missed" all of them (bench/README.md, note 3m)."""
+    one "missed" all of them."""
     sizes = np.array([len(d) for d in documents], dtype=float)
     picked = rng.choice(len(documents), size=count, p=sizes / sizes.sum())
     out = []
@@ -359,7 +359,7 @@ def measure(
     # measured that way, the HNSW path's p95 was the caches refilling after the scan more
     # than the search. The HNSW pass is timed after an untimed one over the same questions:
     # a server in use holds a library's index and the chunks its searches read in its
-    # buffers, while one just started reads them from disk (bench/README.md, note 3d). The
+    # buffers, while one just started reads them from disk. The
     # exact scans read the whole notebook either way; a few warm them. The chosen pass runs
     # the settings' rule, as every search of the product does: `by_size` reports it.
     for path in paths:

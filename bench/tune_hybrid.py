@@ -7,7 +7,7 @@ The notebook must hold the set's documents already (`manage.py ingest`). Prints 
 figures per setting. Tune only on covid-qa-dev, the development set. It tries what the
 product can run (the weighted fusion over ts_rank); reciprocal rank fusion, an idf-weighted
 full-text score and holding the full-text side to the floor lost and were taken out of the
-product (bench/README.md, note 3g, with their figures).
+product (docs/retrieval.md, with their figures).
 """
 
 from __future__ import annotations

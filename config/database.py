@@ -60,7 +60,7 @@ SETTINGS_INCLUDE = f"include_if_exists = '{SETTINGS_FILE}'"
 MIB = 1024 * 1024
 # shared_buffers: PostgreSQL's own default, 128 MB, is sized for the smallest machine. With
 # it a search of a large notebook reads much of its HNSW index and chunks from the operating
-# system rather than PostgreSQL's buffers, and is slower for it (bench/README.md, note 3d).
+# system rather than PostgreSQL's buffers, and is slower for it (docs/decisions.md, "Speed").
 # A quarter of the memory, as PostgreSQL's documentation suggests, within these bounds;
 # PostgreSQL touches the pages only as it fills them.
 SHARED_BUFFERS_MIN = 128 * MIB

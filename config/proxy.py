@@ -3,7 +3,7 @@
 uvicorn believes X-Forwarded-Proto and X-Forwarded-For from FORWARDED_ALLOW_IPS
 (127.0.0.1 unless set) on its own, whatever TRUST_X_FORWARDED_PROTO says: any program on
 the machine could then make a plain-HTTP request count as HTTPS (and get HSTS). So uvicorn
-runs with --no-proxy-headers (notebooks/management/commands/serve.py, docker-compose.yml)
+runs with --no-proxy-headers (ops/serving.py, docker-compose.yml)
 and this middleware does its work instead: the client's address from a trusted proxy's
 X-Forwarded-For (for the per-address sign-in limit), the scheme from X-Forwarded-Proto only
 with TRUST_X_FORWARDED_PROTO.

@@ -300,8 +300,8 @@ LOCAL_CHAT_START_SECONDS = env_float("LOCAL_CHAT_START_SECONDS", 180.0)
 # that reads a 4k-token prompt at 15-50 tokens a second. A streamed answer may take
 # CHAT_FIRST_TOKEN_SECONDS to its first word, then CHAT_IDLE_SECONDS between words, however
 # long the whole answer runs; a call that is not streamed (summaries, studio documents, query
-# rewrites) gets CHAT_TIMEOUT_SECONDS in all. A chat request is re-sent only when it never
-# reached the server or was refused (429, 5xx), never after a wait ran out.
+# rewrites) gets CHAT_TIMEOUT_SECONDS in all. A request is re-sent only when it never
+# reached the server or was refused (providers/openai_client.py), never after a wait ran out.
 CHAT_FIRST_TOKEN_SECONDS = env_float("CHAT_FIRST_TOKEN_SECONDS", 300.0)
 CHAT_IDLE_SECONDS = env_float("CHAT_IDLE_SECONDS", 60.0)
 CHAT_TIMEOUT_SECONDS = env_float("CHAT_TIMEOUT_SECONDS", 600.0)
@@ -351,7 +351,7 @@ if RETRIEVAL_MODE not in {"dense", "hybrid"}:
 RETRIEVAL_GENERATED_SLOTS = env_int("RETRIEVAL_GENERATED_SLOTS", 2, minimum=0)
 # A notebook with more chunks than this is searched through the model's HNSW index, a
 # smaller one by an exact scan, but for the vectors of one that holds enough of the index
-# (INDEX_MIN_CHUNKS and INDEX_MIN_SHARE in retrieval/search.py; measured: bench/README.md).
+# (INDEX_MIN_CHUNKS and INDEX_MIN_SHARE in retrieval/search.py; docs/decisions.md, "Speed").
 RETRIEVAL_EXACT_MAX_CHUNKS = env_int("RETRIEVAL_EXACT_MAX_CHUNKS", 10_000, minimum=0)
 # Candidates HNSW keeps while it searches (pgvector's hnsw.ef_search): recall against time.
 RETRIEVAL_HNSW_EF_SEARCH = env_int("RETRIEVAL_HNSW_EF_SEARCH", 500, minimum=1)
@@ -479,7 +479,7 @@ PROCRASTINATE_ON_APP_READY = None
 JOB_RETRY_ATTEMPTS = env_int("JOB_RETRY_ATTEMPTS", 5, minimum=1)
 JOB_RETRY_BASE_SECONDS = env_int("JOB_RETRY_BASE_SECONDS", 30, minimum=0)
 # A job whose worker sent no heartbeat for this long (workers send one every 5 s, and look
-# for such jobs every 5 s: ingest/worker.py) was orphaned by a dead worker and is queued
+# for such jobs every 5 s: ops/worker.py) was orphaned by a dead worker and is queued
 # again. Four missed heartbeats: a busy worker is late by a second, never by fifteen.
 JOB_STALLED_SECONDS = env_int("JOB_STALLED_SECONDS", 20, minimum=15)
 # `manage.py ingest` and `generate` give up waiting when nothing moved for this long.

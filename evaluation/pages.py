@@ -40,7 +40,7 @@ from evaluation.recall import RECALL_AT, EvaluationError, normalise
 from generation.answering import Answer, answer_question
 from generation.citations import claim_spans, hollow
 from ingest.services import add_source
-from ingest.worker import wait_for_sources
+from ingest.waiting import wait_for_sources
 from library import embedding_state
 from library.models import Chunk, Source
 from notebooks.models import Message, Notebook

@@ -27,7 +27,7 @@ from django.core.files import File
 
 from generation.rewrite import rewrite_query
 from ingest.services import add_source
-from ingest.worker import wait_for_sources
+from ingest.waiting import wait_for_sources
 from library import embedding_state
 from library.models import Chunk, Source
 from notebooks.models import Notebook

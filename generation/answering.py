@@ -20,12 +20,12 @@ from generation.focus import focused
 from generation.models import AttributedCitation
 from generation.rewrite import standalone_query
 from generation.verification import best_support, verify_citations
+from language.tokens import estimate_tokens
 from library.models import Source
 from memory import commands as memory_commands
 from memory.services import facts_to_give
 from notebooks.models import Citation, Conversation, Message, Notebook
 from providers.chat import chat_available, chat_stream
-from providers.tokens import estimate_tokens
 from retrieval.closeness import part_closeness
 from retrieval.search import CAPPED_KINDS, Hit
 from retrieval.services import Retrieved, retrieve_assessed

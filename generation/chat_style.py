@@ -57,7 +57,7 @@ def extractive_sentences(notebook: Notebook) -> int:
 
 
 def set_chat_style(*, notebook: Notebook, goal: str, length: str, instructions: str) -> None:
-    """Change how the notebook's chat answers; ValueError naming what is wrong."""
+    """Change how the notebook's chat answers; a UserFacingError naming what is wrong."""
     if goal not in Notebook.ChatGoal.values:
         raise UserFacingError(_("Unknown chat goal %(goal)s.") % {"goal": repr(goal)})
     if length not in Notebook.ChatLength.values:

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 
 from generation.verification import best_support, sentence_spans
-from library.words import terms
+from language.words import terms
 from notebooks.models import Message
 
 # "[3]", "[1, 2]", "[1][2]", "[2-4]"; up to three digits so "[2020]" stays a year.

@@ -28,37 +28,27 @@ import math
 import re
 from dataclasses import dataclass
 
+from generation.extractive_weights import (
+    CHARS_PER_SENTENCE,
+    CLOSENESS_WEIGHT,
+    MAX_CODE_LINES,
+    MAX_INTRODUCED,
+    MAX_ITEM_CHARS,
+    MAX_LISTED_CHARS,
+    MAX_SENTENCE_CHARS,
+    MAX_SENTENCES,
+    MIN_NEW_TERMS,
+    MIN_SCORED_TERMS,
+    QUESTION_LEND,
+    RANK_WEIGHT,
+    RELATIVE_FLOOR,
+    RESTATING_SHARE,
+    SECTION_WEIGHT,
+)
 from generation.passage_units import BULLET_RE, CLOSING_RE, Unit, units
-from library.words import STOPWORDS, WORD_RE, terms
+from language.words import STOPWORDS, WORD_RE, terms
 
-MAX_SENTENCES = 3
-MAX_SENTENCE_CHARS = 600
-# A readable answer: further sentences stop once this many characters per allowed sentence
-# are quoted (a neighbour or a command block can make one choice long).
-CHARS_PER_SENTENCE = 300
-MAX_CODE_LINES = 4  # a command and its first lines of output; more are cut with "…"
-MAX_INTRODUCED = 4  # units a sentence ending in ":" brings with it
-MAX_ITEM_CHARS = 150  # a longer unit after a lead-in is a sentence, not an item of its list
-MAX_LISTED_CHARS = 2 * MAX_ITEM_CHARS  # a list's item no sentence: rows run together
-# A further sentence must score this share of the best one: weaker matches are padding.
-RELATIVE_FLOOR = 0.5
-SECTION_WEIGHT = 0.6  # for a section title holding all the question's words
-# The search's ranking (fused words and meaning) knows more than cosine similarities, which
-# differ by hundredths: the first passage's units get RANK_WEIGHT, the n-th's 1/n of it.
-RANK_WEIGHT = 0.4
-# For the unit in the passage part closest to the question in meaning (of all the
-# passages' parts; the farthest part's units get 0, scaled in between): the search's
-# embedding knows paraphrases that shared words miss (weights measured: bench/README.md).
-CLOSENESS_WEIGHT = 1.0
-# A unit holding fewer than MIN_NEW_TERMS words the question lacks restates it ("• Switching
-# to the character console." for "Which keys switch to the character console?").
-MIN_NEW_TERMS = 1
-RESTATING_SHARE = 0.8
-QUESTION_LEND = 0.9  # share of a manual's question's score its answer sentence gets
-# Shorter units are scored as if this many words long: a two-word table header or command
-# holding one question word is not a better answer than a sentence holding three.
-MIN_SCORED_TERMS = 8
-# How people phrase questions, not what they ask about (beside library.words.STOPWORDS).
+# How people phrase questions, not what they ask about (beside language.words.STOPWORDS).
 # fmt: off
 QUESTION_WORDS = frozenset((
     "can", "do", "i'm", "me", "my", "mine", "get", "gets", "need", "want", "should", "way",
@@ -108,7 +98,7 @@ class _Candidate:
 
 
 def _terms(text: str) -> list[str]:
-    """The text's terms (library.words), a plural's "s" dropped first: a stem is a word's
+    """The text's terms (language.words), a plural's "s" dropped first: a stem is a word's
     first five letters, so "file" and "files", "key" and "keys" would not meet."""
     return terms(" ".join(_singular(word) for word in WORD_RE.findall(text)))
 

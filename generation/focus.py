@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 
 from generation.verification import sentence_spans
-from library.words import terms
-from providers.tokens import estimate_tokens
+from language.tokens import estimate_tokens
+from language.words import terms
 
 
 def focused(text: str, question: str, budget: int) -> str:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from library.words import ADMONITIONS
+from language.words import ADMONITIONS
 
 # A line at least WRAP_SHARE of the text's width fills it: it wraps into the next. The
 # width is that of the longer lines (WIDTH_PERCENTILE), not the longest: one long path

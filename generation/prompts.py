@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from django.utils.translation import gettext_noop
 
+from language.tokens import estimate_tokens
 from library.languages import LANGUAGE_NAMES, detect_language
-from providers.tokens import estimate_tokens
 
 # What the model is told to reply when the passages do not answer (generation/not_covered.py).
 NOT_COVERED_SENTINEL = "NOT_IN_SOURCES"

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.contrib.auth.models import User
 
-from library.words import terms
+from language.words import terms
 from providers.chat import chat, chat_available
 from providers.errors import ProviderError
 

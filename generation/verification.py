@@ -1,7 +1,7 @@
 """Checking that each cited passage supports the sentence that cites it.
 
 Deterministic and free (no model call): a claim's content words (stopwords dropped, words
-compared by their first five letters, as the extractive answerer does) are looked up in
+compared by their stems, language/words.py, as the extractive answerer does) are looked up in
 each sentence of the cited chunk. The best sentence is the quote, cut verbatim from the
 chunk text; the share of the claim's words it contains is the support score.
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from library.words import terms
+from language.words import terms
 
 SUPPORT_THRESHOLD = 0.5
 MARKER_RE = re.compile(r"\[(\d+)\]")

@@ -1,9 +1,9 @@
 """Writing a source's chunks and their vectors: one statement each, not one per row.
 
 A 261-page manual has ~600 chunks. Django's `bulk_create` followed by an UPDATE of the
-full-text vectors wrote every row twice, and `bulk_update` of the vectors is a CASE with a
-branch per row, compiled in Python and evaluated per row in PostgreSQL (quadratic): the two
-were most of Loupe's own time in reading the manual (bench/README.md, note 1). Here the rows
+full-text vectors would write every row twice, and `bulk_update` of the vectors is a CASE
+with a branch per row, compiled in Python and evaluated per row in PostgreSQL (quadratic):
+together most of Loupe's own time in reading a manual (docs/decisions.md, "Speed"). Here the rows
 travel as arrays, unnested in SQL, with the full-text vector computed in the INSERT.
 """
 
@@ -35,8 +35,7 @@ def insert_chunks(
     connection.ensure_connection()
     # A psycopg cursor of its own on Django's connection (inside its transaction), binding
     # on the server: Django's cursors bind on the client, quoting the chunks' ~1 MB of text
-    # into the statement in Python, where it cost more CPU than the INSERT itself
-    # (bench/README.md, note 1).
+    # into the statement in Python, where it costs more CPU than the INSERT itself.
     with psycopg.Cursor(connection.connection) as cursor:
         cursor.execute(
             f"""
@@ -74,8 +73,8 @@ def write_vectors(
 
     The vectors travel in pgvector's binary form, bound as parameters: their text form
     (a repr per float in Python, inlined into the statement by Django's client-side
-    binding, parsed back by PostgreSQL) cost as much CPU as the rest of the write, the
-    HNSW index taking each new vector most of that (bench/README.md, note 1).
+    binding, parsed back by PostgreSQL) costs as much CPU as the rest of the write, the
+    HNSW index taking each new vector most of that.
     """
     if not ids:
         return set()

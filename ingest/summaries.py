@@ -23,9 +23,9 @@ from django.utils.translation import gettext, ngettext
 
 from ingest.passages import Passage
 from ingest.structure import strip_number
-from library.definitions import defined_term
-from library.sentences import line_width, paragraphs, stands_alone
-from library.words import ADMONITIONS, WORD_RE, content_terms, head, split_sentences
+from language.definitions import defined_term
+from language.sentences import line_width, paragraphs, stands_alone
+from language.words import ADMONITIONS, WORD_RE, content_terms, head, split_sentences
 from providers.chat import chat, chat_available
 from providers.errors import ProviderError
 
@@ -159,7 +159,7 @@ def _llm_summary(text: str, *, title: str, language: str, user: User | None) -> 
 def extractive_summary(text: str, *, language: str = "", words: int = SUMMARY_WORDS) -> str:
     """Up to five of the text's own sentences, in their order, about `words` long:
     those that hold most of the words the text uses most often, a definition first, among
-    the sentences that read well alone (library/sentences.py) when there are any."""
+    the sentences that read well alone (language/sentences.py) when there are any."""
     width = line_width([text])
     sentences = [
         " ".join(sentence.split())

@@ -222,7 +222,7 @@ class ChunkEmbedding(models.Model):
     """A chunk's vector by a model being switched to (`manage.py reembed`).
 
     The active model's vector stays on the chunk itself, so a search reads one table and
-    one model, as before; this table only holds the next model's vectors while they are
+    one model; this table only holds the next model's vectors while they are
     made. The switch copies them onto the chunks and deletes them (retrieval/reembed.py).
     """
 

@@ -29,9 +29,9 @@ made and dropped with its HNSW index (ensure_model_indexes, drop_other_model_ind
 any dimension, as it does not index the vector), and by migration 0011 for every model
 already present. The hybrid search's full-text side (retrieval/sql/hybrid.sql, `all_matches`)
 filters on the same model, so the planner reads only the model's postings: with one GIN
-index over all chunks it read every model's postings of a lexeme and ANDed them with a
-bitmap of the model's chunks (bench/README.md, retrieval at 100k). These replace that
-global index (dropped by 0011): no search reads full text across models, and the table
+index over all chunks it would read every model's postings of a lexeme and AND them with a
+bitmap of the model's chunks. There is no global index (migration 0011 dropped it): no
+search reads full text across models, and the table
 holds the active model's chunks only (the next model's vectors wait in ChunkEmbedding until
 the switch), where a global index would hold the same entries at twice the writes.
 """
@@ -129,7 +129,7 @@ def _ensure_index(name: str, *, model: str, method: str) -> bool:
 def ensure_vector_index(*, model: str, dimensions: int) -> bool:
     """Make the HNSW index for `model`'s vectors of `dimensions` unless it exists; True
     when it was built now. Building over many existing vectors is slow and CPU-heavy
-    (bench/README.md has the times); over none it is instant."""
+    (minutes for 100k vectors); over none it is instant."""
     if not model or dimensions < 1:
         raise ValueError(f"no index for model {model!r} of {dimensions} dimensions")
     kind = indexed_type(dimensions)

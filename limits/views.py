@@ -16,10 +16,11 @@ from limits.responses import TOO_MANY_REQUESTS, refusal, wait_phrase
 from limits.services import hit, peek
 
 # Checking a password is most of a second of CPU (PBKDF2), and the sign-in holds a database
-# connection from its first query to its end. Twenty at once on two cores each held theirs
-# for seconds, and the pool ran dry: a sign-in waiting past DATABASE_POOL_TIMEOUT was told
-# the database was unreachable. So sign-ins take turns, one per core; those waiting hold no
-# connection and no more CPU than the turns give, and no sign-in is slower for the queue.
+# connection from its first query to its end. Twenty at once on two cores would each hold
+# theirs for seconds and run the pool dry: a sign-in waiting past DATABASE_POOL_TIMEOUT
+# would be told the database is unreachable. So sign-ins take turns, one per core; those
+# waiting hold no connection and no more CPU than the turns give, and no sign-in is slower
+# for the queue.
 SIGN_IN_TURNS = threading.BoundedSemaphore(len(os.sched_getaffinity(0)))
 
 

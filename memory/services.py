@@ -8,9 +8,9 @@ from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.utils.translation import gettext as _
 
+from language.tokens import estimate_tokens
 from memory.models import MAX_FACT_CHARS, MAX_FACTS, Memory
 from notebooks.models import Notebook
-from providers.tokens import estimate_tokens
 from texts.errors import UserFacingError
 
 # Room the facts may take in a question's prompt: they come with every question, so a long

@@ -19,8 +19,8 @@ from pathlib import PurePath
 
 from django.conf import settings
 
+from language.words import head
 from library.models import Source
-from library.words import head
 from notebooks.models import SourceGuide
 from providers.chat import chat, chat_available
 from providers.errors import ProviderError
@@ -55,7 +55,7 @@ def guides_for(sources: Iterable[Source]) -> dict[int, SourceGuide]:
     again = [source.pk for source in sources if source.status != Source.Status.READY]
     if again:
         SourceGuide.objects.filter(source_id__in=again).delete()
-    # A guide without a mode was queued by an earlier version and never written.
+    # A guide without a mode has never been written (a row from before guides had modes).
     made = SourceGuide.objects.filter(source__in=ready).exclude(mode="")
     guides = {guide.source_id: guide for guide in made}
     for source in ready:

@@ -72,18 +72,14 @@ def check_backlog(*, detailed: bool = True) -> str:
     """How much work waits or runs, how much failed lately, and whether any is stuck: queued
     or processing with no live job for longer than the minute-by-minute recovery
     (ops/recovery.py) needs to put it right. Not `detailed`: the verdict without counts."""
-    from generation.documents.models import GeneratedDocument
-    from library.models import Source
     from ops import recovery
 
     stuck_before = timezone.now() - timedelta(seconds=STUCK_SECONDS)
     failed_since = timezone.now() - timedelta(hours=24)
     parts: list[str] = []
     stuck: list[str] = []
-    for work, model, name in (
-        (recovery.SOURCE, Source, "source"),
-        (recovery.DOCUMENT, GeneratedDocument, "document"),
-    ):
+    for work in recovery.registered():
+        model, name = work.model, work.name
         unfinished = model.objects.filter(status__in=[model.Status.QUEUED, model.Status.PROCESSING])
         held = {
             args.get(work.argument)

@@ -1,7 +1,7 @@
 """How Loupe's jobs are retried.
 
-A model server that is down, overloaded or rate-limiting (after the openai client's own
-quick retries) is worth trying again minutes later, and so is a database that went away
+A model server that is down, overloaded or rate-limiting (after the quick re-sends of
+providers/openai_client.py) is worth trying again minutes later, and so is a database that went away
 (ops/database.py); anything else (a bad file, a refused key, no credit) would fail the same
 way again, so it fails the job at once. `run_background_work` is the same rule for the row
 the job works on (library/background_work.py): queued again, or failed with the reason.

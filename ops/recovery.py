@@ -35,6 +35,7 @@ from procrastinate.contrib.django.django_connector import DjangoConnector
 from procrastinate.contrib.django.models import ProcrastinateJob
 
 from library.background_work import BackgroundWork
+from library.models import EmbeddingState, Source
 from texts import Text
 
 logger = logging.getLogger(__name__)
@@ -42,30 +43,44 @@ logger = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Work:
-    """What a job works on: its task, the argument naming the row, and the row's model."""
+    """What a job works on: its task, the argument naming the row, the row's model, its name
+    in /healthz, and what the row says once its job's attempts are spent ("%(attempts)s")."""
 
     task_name: str
     argument: str
-    model_path: str  # "app_label.Model": the models import the services that import us
-
-    def model(self) -> type[Any]:
-        from django.apps import apps
-
-        return apps.get_model(self.model_path)
+    model: type[Any]  # a BackgroundWork model, with its own Stage choices
+    name: str
+    gave_up: str
 
 
-SOURCE = Work("ingest.tasks.ingest_source", "source_id", "library.Source")
-DOCUMENT = Work("generation.tasks.generate_document", "document_id", "generation.GeneratedDocument")
-REEMBED_TASK = "retrieval.tasks.reembed_chunks"
+# Filled by each app's AppConfig.ready (ingest, generation, retrieval): ops sits below the
+# apps whose jobs it recovers, so they tell it what their jobs work on.
+_works: dict[type[Any], Work] = {}
+_reembed_task: list[str] = []
 
-SOURCE_GAVE_UP = (
-    "Processing stopped before it finished, %(attempts)s times (the worker was stopped or "
-    "the database was unreachable). Retry to try again."
-)
-DOCUMENT_GAVE_UP = (
-    "Making it stopped before it finished, %(attempts)s times (the worker was stopped or "
-    "the database was unreachable). Retry to try again."
-)
+
+def register(work: Work) -> None:
+    """Recover `work`'s rows and jobs from now on (called from an AppConfig.ready)."""
+    _works[work.model] = work
+
+
+def register_reembed(task_name: str) -> None:
+    """The task that re-embeds every chunk (library.EmbeddingState), to resume when it died."""
+    _reembed_task[:] = [task_name]
+
+
+def work_for(model: type[Any]) -> Work:
+    """The registered work whose rows are `model`'s."""
+    try:
+        return _works[model]
+    except KeyError:
+        raise LookupError(f"{model.__name__} is not registered with ops.recovery") from None
+
+
+def registered() -> list[Work]:
+    return list(_works.values())
+
+
 CANCELLED = "Its job was cancelled before it finished. Retry to try again."
 
 
@@ -112,14 +127,22 @@ def jobs_of(work: Work, object_id: int) -> QuerySet[ProcrastinateJob]:
     )
 
 
-def is_held(work: Work, object_id: int) -> bool:
+def is_held(row: BackgroundWork) -> bool:
     """Whether a live job holds the row: only then is it "already being processed"."""
+    return _is_held(work_for(type(row)), row.pk)
+
+
+def release_dead_jobs(row: BackgroundWork) -> None:
+    """Fail the row's jobs still marked running by a dead worker, before a new job takes
+    over: the stalled-job sweep would otherwise run them again beside it."""
+    _release_dead_jobs(work_for(type(row)), row.pk)
+
+
+def _is_held(work: Work, object_id: int) -> bool:
     return live_jobs(work.task_name).filter(args__contains={work.argument: object_id}).exists()
 
 
-def release_dead_jobs(work: Work, object_id: int) -> None:
-    """Fail the row's jobs still marked running by a dead worker, before a new job takes
-    over: the stalled-job sweep would otherwise run them again beside it."""
+def _release_dead_jobs(work: Work, object_id: int) -> None:
     dead = jobs_of(work, object_id).filter(status="doing").exclude(pk__in=live_jobs(work.task_name))
     for job_id in dead.values_list("pk", flat=True):
         _finish_failed(job_id)
@@ -149,8 +172,8 @@ def recover_stuck_work() -> Recovered:
     """Put right every job of a dead worker and every row left unfinished with no live job."""
     recovered = Recovered()
     _recover_stalled_jobs(recovered)
-    for work, gave_up in ((SOURCE, SOURCE_GAVE_UP), (DOCUMENT, DOCUMENT_GAVE_UP)):
-        _settle_unfinished(work, gave_up, recovered)
+    for work in registered():
+        _settle_unfinished(work, recovered)
     _settle_reembed(recovered)
     if recovered:
         logger.warning("recovered stuck work: %s", recovered)
@@ -159,7 +182,7 @@ def recover_stuck_work() -> Recovered:
 
 def recover_stalled_jobs() -> Recovered:
     """Only the jobs of dead workers: what a worker looks for every few seconds
-    (ingest/worker.py), so that a killed worker's job runs again soon after its last
+    (ops/worker.py), so that a killed worker's job runs again soon after its last
     heartbeat is JOB_STALLED_SECONDS old."""
     recovered = Recovered()
     _recover_stalled_jobs(recovered)
@@ -176,8 +199,7 @@ def recover_rows(work: Work, ids: Sequence[int]) -> Recovered:
         job_ids.extend(jobs_of(work, pk).filter(status="doing").values_list("pk", flat=True))
     if job_ids:
         _recover_stalled_jobs(recovered, job_ids=job_ids)
-    gave_up = SOURCE_GAVE_UP if work == SOURCE else DOCUMENT_GAVE_UP
-    _settle_unfinished(work, gave_up, recovered, ids=ids)
+    _settle_unfinished(work, recovered, ids=ids)
     if recovered:
         logger.warning("recovered stuck work: %s", recovered)
     return recovered
@@ -215,10 +237,8 @@ def _recover_stalled_jobs(recovered: Recovered, job_ids: Sequence[int] | None = 
             recovered.jobs_failed.append(job.pk)
 
 
-def _settle_unfinished(
-    work: Work, gave_up: str, recovered: Recovered, ids: Sequence[int] | None = None
-) -> None:
-    model = work.model()
+def _settle_unfinished(work: Work, recovered: Recovered, ids: Sequence[int] | None = None) -> None:
+    model = work.model
     unfinished = [model.Status.QUEUED, model.Status.PROCESSING]
     held = {
         args.get(work.argument) for args in live_jobs(work.task_name).values_list("args", flat=True)
@@ -234,9 +254,9 @@ def _settle_unfinished(
         with transaction.atomic():
             # Skip a row another transaction holds: a job starting on it right now.
             row = model.objects.select_for_update(skip_locked=True).filter(pending, pk=pk).first()
-            if row is None or is_held(work, pk):
+            if row is None or _is_held(work, pk):
                 continue
-            reason = _queue_again_or_reason(work, pk, gave_up)
+            reason = _queue_again_or_reason(work, pk)
             if reason is None:
                 # A source being embedded stays ready (searched by its words) while the job
                 # that goes on with it waits.
@@ -244,31 +264,29 @@ def _settle_unfinished(
                     row.status = model.Status.QUEUED
                     row.stage = model.Stage.NONE
                     row.save(update_fields=["status", "stage", "updated_at"])
-                recovered.queued.setdefault(work.model_path, []).append(pk)
+                recovered.queued.setdefault(work.model._meta.label, []).append(pk)
             else:
                 _fail(row, reason)
-                recovered.failed.setdefault(work.model_path, []).append(pk)
+                recovered.failed.setdefault(work.model._meta.label, []).append(pk)
 
 
-def _queue_again_or_reason(work: Work, object_id: int, gave_up: str) -> Text | None:
+def _queue_again_or_reason(work: Work, object_id: int) -> Text | None:
     """Queue the row's work again (None), or say why not: its attempts are spent."""
     last = jobs_of(work, object_id).order_by("-pk").first()
     if last is not None and last.status == "failed":
         if last.attempts < settings.JOB_RETRY_ATTEMPTS:
             _retry_now(last.pk)
             return None
-        return Text(gave_up, attempts=last.attempts)
+        return Text(work.gave_up, attempts=last.attempts)
     if last is not None and last.status in {"cancelled", "aborted"}:
         return Text(CANCELLED)
     # No job at all (deleted from the queue), or one that ended without finishing the row.
-    release_dead_jobs(work, object_id)
+    _release_dead_jobs(work, object_id)
     defer(work.task_name, {work.argument: object_id})
     return None
 
 
 def _fail(row: BackgroundWork, reason: Text) -> None:
-    from library.models import Source
-
     if isinstance(row, Source):
         # Failed while being embedded: no chunk of a failed source stays half embedded.
         row.fail(reason, read=row.status == Source.Status.READY)
@@ -277,10 +295,9 @@ def _fail(row: BackgroundWork, reason: Text) -> None:
 
 
 def _settle_reembed(recovered: Recovered) -> None:
-    from library.models import EmbeddingState
-
-    if not EmbeddingState.objects.exclude(target_model="").exists():
+    if not _reembed_task or not EmbeddingState.objects.exclude(target_model="").exists():
         return
+    [REEMBED_TASK] = _reembed_task
     if live_jobs(REEMBED_TASK).exists():
         return
     with transaction.atomic():
@@ -311,10 +328,11 @@ def _settle_reembed(recovered: Recovered) -> None:
 def reembed_failed() -> str:
     """Why a re-embed under way has no job to finish it ("" if it has one or none is under
     way), for /healthz."""
-    from library.models import EmbeddingState
-
     state = EmbeddingState.objects.exclude(target_model="").first()
-    if state is None or live_jobs(REEMBED_TASK).exists():
+    if state is None or not _reembed_task:
+        return ""
+    [REEMBED_TASK] = _reembed_task
+    if live_jobs(REEMBED_TASK).exists():
         return ""
     last = ProcrastinateJob.objects.filter(task_name=REEMBED_TASK).order_by("-pk").first()
     if last is not None and last.status == "failed":

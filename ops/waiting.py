@@ -108,7 +108,7 @@ def wait_for(waiting: Waiting) -> list[Any]:
 
 def _look(waiting: Waiting) -> _Look:
     close_old_connections()  # a connection lost while waiting is replaced, not reused
-    model = waiting.work.model()
+    model = waiting.work.model
     rows = list(model.objects.filter(pk__in=waiting.ids).order_by("pk"))
     work = waiting.work
     jobs = ProcrastinateJob.objects.filter(
@@ -217,7 +217,7 @@ def _close_connection() -> None:
 
 
 async def _beat(worker_app: App, worker_id: int) -> None:
-    # As often as a worker's own (ingest/worker.py): four beats fit in JOB_STALLED_SECONDS.
+    # As often as a worker's own (ops/worker.py): four beats fit in JOB_STALLED_SECONDS.
     while True:
         await asyncio.sleep(5)
         try:

@@ -3,16 +3,13 @@
 Waits are bounded the way a slow local server needs (config/settings.py): a streamed reply
 by the time to its first word (CHAT_FIRST_TOKEN_SECONDS) and then by the gap between words
 (CHAT_IDLE_SECONDS), not by a total; a reply that is not streamed by CHAT_TIMEOUT_SECONDS.
-A chat request is retried here, not by the openai client, and only when the server never
-got it (no connection) or refused it (429, 5xx): the client would also re-send a request the
-server had accepted and was still reading when the wait ran out, which on a CPU server means
-reading the whole prompt again, minutes, for nothing.
+A request is sent again by the rule every model call follows (providers/openai_client.py):
+only when the server never got it or refused it.
 """
 
 from __future__ import annotations
 
 import contextlib
-import logging
 import socket
 import threading
 import time
@@ -28,11 +25,9 @@ from django.contrib.auth.models import User
 from billing.models import Usage
 from billing.services import record_usage
 from providers.errors import ProviderError
-from providers.openai_client import chat_base_url, client, describe_error
+from providers.openai_client import chat_base_url, client, describe_error, retried
 from providers.tokens import reported_or_estimated
 from texts import Text
-
-logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -103,43 +98,10 @@ def chat(
 
 def _create(timeout: float, **request: Any) -> Any:
     """chat.completions.create with `timeout` for the reply (the connection itself gets
-    OPENAI_TIMEOUT_SECONDS), retried up to OPENAI_MAX_RETRIES times when the server did not
-    take the request on."""
+    OPENAI_TIMEOUT_SECONDS), sent again when the server did not take it on."""
     budget = httpx2.Timeout(timeout, connect=min(timeout, settings.OPENAI_TIMEOUT_SECONDS))
-    chat_client = client(chat_base_url()).with_options(max_retries=0, timeout=budget)
-    attempt = 0
-    while True:
-        try:
-            return chat_client.chat.completions.create(**request)
-        except (openai.APIConnectionError, openai.APIStatusError) as exc:
-            if attempt >= settings.OPENAI_MAX_RETRIES or not _not_taken_on(exc):
-                raise
-            wait = _retry_wait(exc, attempt)
-            logger.warning("chat request failed (%s); retrying in %.1f s", exc, wait)
-            time.sleep(wait)
-            attempt += 1
-
-
-def _not_taken_on(exc: openai.OpenAIError) -> bool:
-    """The server refused the request or never got it, so sending it again costs it nothing."""
-    if isinstance(exc, openai.APIStatusError):
-        return exc.status_code == 429 or exc.status_code >= 500
-    # A read timeout or a connection dropped mid-answer: the server may be at work on it.
-    return isinstance(exc.__cause__, httpx2.ConnectError | httpx2.ConnectTimeout)
-
-
-def _retry_wait(exc: openai.OpenAIError, attempt: int) -> float:
-    """The server's Retry-After (as OpenAI and vLLM send with a 429), else 0.5, 1, 2 … s."""
-    response = getattr(exc, "response", None)
-    headers = response.headers if response is not None else {}
-    try:
-        if "retry-after-ms" in headers:
-            return min(60.0, float(headers["retry-after-ms"]) / 1000)
-        if "retry-after" in headers:
-            return min(60.0, float(headers["retry-after"]))
-    except ValueError:
-        pass  # a date, or nonsense: back off as if none were given
-    return min(8.0, 0.5 * 2**attempt)
+    chat_client = client(chat_base_url()).with_options(timeout=budget)
+    return retried(lambda: chat_client.chat.completions.create(**request))
 
 
 def _slow(seconds: float, setting: str, *, started: bool = False) -> Text:

@@ -13,7 +13,7 @@ from django.contrib.auth.models import User
 from billing.services import record_usage
 from providers import local_e5, local_fuse
 from providers.errors import ProviderError
-from providers.openai_client import client, describe_error, remote_configured
+from providers.openai_client import client, describe_error, remote_configured, retried
 from providers.tokens import reported_or_estimated
 from texts import Text
 
@@ -151,7 +151,7 @@ def _remote_vectors(texts: list[str], *, model: EmbeddingModel) -> tuple[list[li
     if model.dimensions:
         kwargs["dimensions"] = model.dimensions
     try:
-        response = client().embeddings.create(**kwargs)
+        response = retried(lambda: client().embeddings.create(**kwargs))
     except (openai.OpenAIError, ValueError, TypeError, KeyError, AttributeError) as exc:
         raise ProviderError(describe_error("embedding", exc)) from exc
     tokens = reported_or_estimated(response.usage, "prompt_tokens", *texts)

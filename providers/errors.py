@@ -4,7 +4,7 @@ class ProviderError(Exception):
     @property
     def transient(self) -> bool:
         """Whether the same call may succeed later: the server was unreachable, too slow,
-        rate-limiting or failing (5xx), after the client's own quick retries. Jobs retry
+        rate-limiting or failing (5xx), after the quick re-sends (openai_client.py). Jobs retry
         such errors with backoff (ops/jobs.py); a refused key or a bad answer is final."""
         return _is_transient(self.__cause__)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from providers.tokens import estimate_tokens
+from language.tokens import estimate_tokens
 
 MODEL_NAME = "local/universal-sentence-encoder-multilingual-3"
 DIMENSIONS = 512

@@ -15,7 +15,7 @@ from django.contrib.auth.models import User
 from billing.services import record_usage
 from providers import local_whisper
 from providers.errors import ProviderError
-from providers.openai_client import client, describe_error, remote_configured
+from providers.openai_client import client, describe_error, remote_configured, retried
 from texts import Text
 
 
@@ -44,7 +44,9 @@ def transcribe(path: Path, *, seconds: float, user: User | None) -> Transcript:
     model = settings.STT_MODEL
     try:
         with path.open("rb") as audio:
-            response = client().audio.transcriptions.create(model=model, file=audio)
+            response = retried(
+                lambda: client().audio.transcriptions.create(model=model, file=audio)
+            )
         if isinstance(response, str):
             # A body that is not JSON (a proxy's error page) comes back as plain text.
             raise ValueError(f"a response that is not JSON: {response[:80]!r}")

@@ -26,7 +26,7 @@ from django.contrib.auth.models import User
 from billing.services import record_usage
 from providers import local_voice
 from providers.errors import ProviderError
-from providers.openai_client import client, describe_error, remote_configured
+from providers.openai_client import client, describe_error, remote_configured, retried
 from texts import Text
 
 SAMPLE_RATE = 24_000
@@ -137,8 +137,10 @@ def _speak_remote(text: str, *, voice: str, user: User | None) -> Speech:
     model = settings.TTS_MODEL
     try:
         # WAV, so nothing is lost to a second lossy encoding when the segments are joined.
-        response = client().audio.speech.create(
-            model=model, voice=voice, input=text, response_format="wav"
+        response = retried(
+            lambda: client().audio.speech.create(
+                model=model, voice=voice, input=text, response_format="wav"
+            )
         )
         audio = response.content
     except openai.OpenAIError as exc:

@@ -17,7 +17,7 @@ from PIL import Image, ImageOps
 from billing.services import record_usage
 from providers import local_ocr
 from providers.errors import ProviderError
-from providers.openai_client import client, describe_error, remote_configured
+from providers.openai_client import client, describe_error, remote_configured, retried
 from providers.tokens import reported_or_estimated
 from texts import Text
 
@@ -110,18 +110,20 @@ def _read_remote(picture: Image.Image, *, user: User | None) -> VisionResult:
     picture.save(buffer, format="PNG")
     data_url = "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
     try:
-        response = client().chat.completions.create(
-            model=model,
-            messages=[
-                {
-                    "role": "user",
-                    "content": [
-                        {"type": "text", "text": PROMPT},
-                        {"type": "image_url", "image_url": {"url": data_url}},
-                    ],
-                }
-            ],
-            temperature=0,
+        response = retried(
+            lambda: client().chat.completions.create(
+                model=model,
+                messages=[
+                    {
+                        "role": "user",
+                        "content": [
+                            {"type": "text", "text": PROMPT},
+                            {"type": "image_url", "image_url": {"url": data_url}},
+                        ],
+                    }
+                ],
+                temperature=0,
+            )
         )
         if isinstance(response, str):
             # A body that is not JSON (a proxy's error page) comes back as plain text.

@@ -34,7 +34,7 @@ class Hit:
 CAPPED_KINDS: tuple[str, ...] = (Source.Kind.GENERATED.value, Source.Kind.NOTE.value)
 
 # The hits' chunks and their sources come with the ranking, read by the statement itself:
-# a second query to load them cost more than the columns (bench/README.md, note 3d). Not
+# a second query to load them costs more than the columns (docs/decisions.md, "Speed"). Not
 # the chunks' vector and full-text vector: nothing downstream reads them, and parsing them
 # would be a good part of the loading; they stay deferred, as `.defer()` leaves them.
 _CHUNK_FIELDS = tuple(
@@ -141,8 +141,7 @@ def vector_literal(values: Sequence[float]) -> str:
     """The question's vector as pgvector's text input. pgvector keeps single precision, so
     each value is rounded to it once here and written in the 9 significant digits that give
     that float back exactly: the same vector as the shortest double repr(), in about half
-    the characters (the statements carry it several times) and half the time to format
-    (bench/README.md, note 3j)."""
+    the characters (the statements carry it several times) and half the time to format."""
     single = np.asarray(values, dtype=np.float32).tolist()
     # The % form: a third faster than an f-string over 384 values.
     return "[" + ",".join(["%.9g" % value for value in single]) + "]"  # noqa: UP031
@@ -196,9 +195,9 @@ def _constants(
 # through the model's HNSW index when it holds at least INDEX_MIN_CHUNKS chunks and at least
 # INDEX_MIN_SHARE of the index's rows (the statements' `dense_path`): there the index found
 # the same top 8 in a fraction of the exact scan's time; a smaller notebook, or a smaller
-# share of a large library, was as fast or faster exactly and lost neighbours through the
-# index (bench/README.md, note 3k); its full text is matched through the model's full-text
-# index on its rarest words by the same rule (hybrid.sql, `bounded`; note 3l). A hybrid
+# share of a large library, is as fast or faster exactly and loses neighbours through the
+# index (docs/decisions.md, "Speed"); its full text is matched through the model's full-text
+# index on its rarest words by the same rule (hybrid.sql, `bounded`). A hybrid
 # search compared from the notebook's centre (the model's profile, `centred`) keeps the exact
 # vector scan up to RETRIEVAL_EXACT_MAX_CHUNKS: the index only knows distances from the origin.
 INDEX_MIN_CHUNKS = 4_000
@@ -209,8 +208,8 @@ INDEX_MIN_SHARE = 0.03
 SEARCH_SETTINGS_SQL = (_SQL / "search_settings.sql").read_text().rstrip().rstrip(";")
 # The largest HNSW index (in rows, every notebook's chunks of the model) that searches with
 # SMALL_INDEX_EF_SEARCH candidates instead of RETRIEVAL_HNSW_EF_SEARCH: up to it the fewer
-# candidates found the same neighbours in less time; at a million they missed some (note 3
-# of bench/README.md), between the two it is not measured yet (note 3i).
+# candidates find the same neighbours in less time; at a million they miss some; between
+# the two it is not measured (docs/decisions.md, "Speed").
 SMALL_INDEX_ROWS = 120_000
 SMALL_INDEX_EF_SEARCH = 100
 
@@ -224,8 +223,8 @@ def _run(
     first search of a model on a connection plans them, every later one binds its values to
     the plan already made (the settings ask for that plan, `plan_cache_mode`), which holds
     every branch (exact or HNSW, whole or bounded full text) for the notebook's size to pick
-    from as it runs. Planned again for every question, the planning cost more than the search
-    itself in a notebook of a thousand chunks (bench/README.md, note 3l).
+    from as it runs. Planned again for every question, the planning costs more than the
+    search itself in a notebook of a thousand chunks (docs/decisions.md, "Speed").
     """
     settings_sql = _rendered(
         SEARCH_SETTINGS_SQL,
@@ -356,7 +355,7 @@ class Fusion:
     """How hybrid ranking merges its two candidate lists: the dense side's share of the
     min-max-normalised scores (None: the model's profile's, retrieval/profiles.py), the
     candidates a side, the word-pair bonus, and windows. The defaults are what covid-qa-dev
-    ranked best with (docs/retrieval.md; what lost: bench/README.md, note 3g).
+    ranked best with (docs/retrieval.md, which also has what lost).
     """
 
     dense_weight: float | None = None

@@ -2,7 +2,7 @@
 
 A worker has no reader: it fails a source at night, in no one's language. So such a text is
 stored twice. Its English rendering goes into the field itself (`Source.error`), which the
-command line's `--json` output, the logs and the admin show as before; beside it, the field
+command line's `--json` output, the logs and the admin show; beside it, the field
 `<name>_i18n` keeps the English msgid and its parameters as JSON ({"msgid", "params"}), and a
 page translates that when it shows the field (`{{ source|stored:"error" }}`, or `shown()`).
 

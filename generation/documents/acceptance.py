@@ -25,7 +25,7 @@ from generation.citations import (
 from generation.documents.kinds import report
 from generation.documents.structured import InvalidOutput
 from generation.verification import best_support
-from library.words import terms
+from language.words import terms
 
 # A document is rejected when more than this share of its claims has no supporting passage.
 MOST_UNSUPPORTED = 0.5

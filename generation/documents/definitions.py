@@ -1,4 +1,4 @@
-"""Definitions in a source's sentences (library/definitions.py): an offline report's overview
+"""Definitions in a source's sentences (language/definitions.py): an offline report's overview
 and its key sentences prefer the sentences that say what a thing is."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from generation.documents.reading import Sentence
-from library.definitions import defined_term
+from language.definitions import defined_term
 
 
 @dataclass(frozen=True)

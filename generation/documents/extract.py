@@ -11,8 +11,8 @@ from collections import Counter
 from dataclasses import dataclass
 
 from generation.documents.inputs import Inputs
+from language.words import content_terms, split_sentences
 from library.models import Source
-from library.words import content_terms, split_sentences
 
 MAX_SENTENCE_CHARS = 400
 

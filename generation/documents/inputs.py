@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING
 from django.conf import settings
 from django.contrib.auth.models import User
 
+from language.tokens import estimate_tokens
 from library import embedding_state
 from library.models import Source
 from notebooks.models import Notebook
 from providers import embeddings
 from providers.chat import chat
-from providers.tokens import estimate_tokens
 from retrieval.search import Hit, spread_over_source
 from sharing import access
 from texts import Text
@@ -148,7 +148,7 @@ def prompt_budget(output_tokens: int) -> int:
     return min(settings.GENERATION_INPUT_TOKENS, room)
 
 
-# Token counts here are estimates (providers/tokens.py); the model's tokenizer may count
+# Token counts here are estimates (language/tokens.py); the model's tokenizer may count
 # a few more.
 CONTEXT_MARGIN_TOKENS = 256
 MAX_ROUNDS = 3

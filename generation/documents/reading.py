@@ -1,6 +1,6 @@
 """A source read whole, as a person reads it, for the offline documents: its chunks' sentences
 in reading order with their sections (rebuilt into paragraphs and judged by
-library/sentences.py), its major parts, and the sentences central to each."""
+language/sentences.py), its major parts, and the sentences central to each."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from dataclasses import dataclass
 
 from generation.documents.inputs import Inputs
 from ingest.structure import strip_number
+from language.sentences import line_width, paragraphs
+from language.words import content_terms, split_sentences
 from library.models import Chunk, Source
-from library.sentences import line_width, paragraphs
-from library.words import content_terms, split_sentences
 from retrieval.search import Hit
 
 

@@ -33,6 +33,7 @@ from generation.documents.kinds import KINDS, WITHOUT_A_MODEL, kind_module
 from generation.documents.markers import cite
 from generation.documents.models import DocumentCitation, GeneratedDocument
 from generation.documents.structured import InvalidOutput, generate_json, parse
+from language.tokens import estimate_tokens
 from library.languages import LANGUAGE_NAMES, detect_language
 from library.models import Source
 from notebooks.markers import strip_markers
@@ -41,7 +42,6 @@ from ops import recovery
 from ops.jobs import run_background_work
 from providers.chat import chat_available
 from providers.errors import ProviderError
-from providers.tokens import estimate_tokens
 from texts import Text, assign, message_of, translated
 from texts.errors import UserFacingError
 
@@ -144,9 +144,9 @@ def retry_document(*, document: GeneratedDocument, user: User) -> GeneratedDocum
     with transaction.atomic():
         document = GeneratedDocument.objects.select_for_update().get(pk=document.pk)
         # Busy only while a live job holds it (ops/recovery.py).
-        if not document.is_finished and recovery.is_held(recovery.DOCUMENT, document.pk):
+        if not document.is_finished and recovery.is_held(document):
             raise DocumentBusy(f"“{document}” is already being made.")
-        recovery.release_dead_jobs(recovery.DOCUMENT, document.pk)
+        recovery.release_dead_jobs(document)
         document.status = GeneratedDocument.Status.QUEUED
         document.error = ""
         document.stage = GeneratedDocument.Stage.NONE
@@ -620,8 +620,8 @@ class QuizResult:
 
 
 def check_quiz_answer(*, document: GeneratedDocument, number: int, response: str) -> QuizResult:
-    """Check one answer to a ready quiz; ValueError for no such question or a response of
-    the wrong form."""
+    """Check one answer to a ready quiz; NoSuchQuestion for no such question, a
+    UserFacingError for a response of the wrong form (no option chosen, no text)."""
     from generation.documents.kinds import quiz
 
     questions = document.data.get("questions") or []
@@ -659,7 +659,7 @@ def wait_for_document(
 
     [document] = wait_for(
         Waiting(
-            work=recovery.DOCUMENT,
+            work=recovery.work_for(GeneratedDocument),
             ids=[document_id],
             is_done=lambda document: document.is_finished and not document.stage,
             describe=lambda document: (

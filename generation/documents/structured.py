@@ -16,8 +16,8 @@ from django.conf import settings
 from django.contrib.auth.models import User
 
 from generation.documents.inputs import GenerationFailed, prompt_budget
+from language.tokens import estimate_tokens
 from providers.chat import ChatReply
-from providers.tokens import estimate_tokens
 from texts import Text
 
 if TYPE_CHECKING:

@@ -2,8 +2,8 @@
 
 from generation import prompts
 from generation.answering import answer_question
+from language.tokens import estimate_tokens
 from notebooks.models import Conversation, Message
-from providers.tokens import estimate_tokens
 
 
 def test_history_keeps_the_newest_turns_that_fit_the_budget(

@@ -8,7 +8,7 @@ import pytest
 from generation.answering import answer_question
 from generation.focus import focused
 from generation.tests.passages import prompt_passages
-from providers.tokens import estimate_tokens
+from language.tokens import estimate_tokens
 
 FILLER = " ".join(f"Sentence number {n} speaks of nothing in particular." for n in range(40))
 ANSWER = "The NEW queue holds packages that enter the archive for the first time."

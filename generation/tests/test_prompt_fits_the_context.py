@@ -3,7 +3,7 @@ import pytest
 from generation import prompts
 from generation.answering import answer_question, stream_answer
 from generation.tests.passages import BREAD, HERONS, TRAINS, prompt_passages
-from providers.tokens import estimate_tokens
+from language.tokens import estimate_tokens
 
 
 @pytest.fixture

@@ -25,7 +25,7 @@ import pytest
 from generation.answering import answer_question
 from generation.citations import claim_spans, has_marker, unsupported_sentences
 from ingest.tests.data import SHARED_DATA
-from library.words import terms
+from language.words import terms
 from notebooks.models import Message
 
 MANUAL_QA = SHARED_DATA / "manual-qa"

@@ -29,7 +29,7 @@ PageProgress = Callable[[int, int, bool], None]
 # noise away but keeps a 1-pixel stroke at half its darkness), fewer than BLANK_MAX_INK of
 # its pixels differ from its background (its commonest grey) by more than BLANK_INK_LEVEL.
 # On A4 at 150 dpi one line of 7-point text is four times that limit, three specks of dust
-# a third of it (ingest/tests/test_blank_pages.py); a dirtier page is read, as before.
+# a third of it (ingest/tests/test_blank_pages.py); a dirtier page is read.
 BLANK_SIDE = 600
 BLANK_INK_LEVEL = 64
 BLANK_MAX_INK = 0.0001

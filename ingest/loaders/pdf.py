@@ -70,7 +70,7 @@ def is_legible(page_text: str) -> bool:
     # Counted by C loops, not a loop over characters in Python: a long PDF's pages are
     # millions of characters. str.split() and the regex's \s agree on whitespace, and
     # removing the runs of non-letters leaves the letters ([^\W\d_]); half the time of
-    # listing every character with findall (bench/README.md, note 1).
+    # listing every character with findall.
     visible = len("".join(page_text.split()))
     if visible < MIN_VISIBLE_CHARS:
         return False

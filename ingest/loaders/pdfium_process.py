@@ -1,7 +1,7 @@
 """Reading a PDF's text layer with PDFium in a child process (pdfium_text.py), so that a
 file that crashes or hangs PDFium fails its source instead of killing or holding the worker.
 
-A child costs a process start (~0.1 s quiet, ~0.5 s at load 7-11, bench/README.md note 1),
+A child costs a process start (a tenth of a second on a quiet machine, more under load),
 paid before it is needed: a process keeps children waiting for the next file
 (waiting_child.py). The pages are shared among READERS children, one per core; their text
 comes through pipes and is reported as it arrives, for the source's progress.
@@ -33,8 +33,8 @@ SCRIPT = Path(__file__).with_name("pdfium_text.py")
 _waiting = WaitingChild(text=True)
 
 # Children that read a PDF's pages at once, each its share (pdfium_text.py): the extraction
-# is most of reading a text PDF, and on two cores two children take about half as long
-# (bench/README.md, note 1). More than four would mostly wait for the one process that
+# is most of reading a text PDF, and on two cores two children take about half as long.
+# More than four would mostly wait for the one process that
 # cleans the pages they send.
 READERS = max(1, min(4, len(os.sched_getaffinity(0))))
 

@@ -1,11 +1,10 @@
 """PDFium children (pdfium_text.py, pdfium_pages.py) started before there is a file for them.
 
-A child's start and imports take longer than reading a short PDF or drawing a page
-(bench/README.md, note 1). So a process keeps children of each script started (as many as
-one use takes: a PDF's text is read by several at once), their imports done, each waiting
-for its first line on its input (what to read); whoever needs them takes them and leaves
-others waiting for the next use. Each child still reads one file and ends: what a hostile
-file does to PDFium dies with it.
+A child's start and imports take longer than reading a short PDF or drawing a page. So a
+process keeps children of each script started (as many as one use takes: a PDF's text is
+read by several at once), their imports done, each waiting for its first line on its input
+(what to read); whoever needs them takes them and leaves others waiting for the next use.
+Each child still reads one file and ends: what a hostile file does to PDFium dies with it.
 """
 
 from __future__ import annotations

@@ -146,12 +146,10 @@ def link_and_queue(source: Source, *, notebook: Notebook, created: bool) -> None
     )
     # Unfinished with no live job (its worker died, or its job ended without finishing it):
     # queued again too, rather than "already in the library" for good.
-    stuck = (
-        not created and not source.is_finished and not recovery.is_held(recovery.SOURCE, source.pk)
-    )
+    stuck = not created and not source.is_finished and not recovery.is_held(source)
     if created or source.status == Source.Status.FAILED or stuck:
         if stuck:
-            recovery.release_dead_jobs(recovery.SOURCE, source.pk)
+            recovery.release_dead_jobs(source)
         source.status = Source.Status.QUEUED
         source.error = ""
         source.save(update_fields=["status", "error", "updated_at"])

@@ -5,8 +5,7 @@ Writing the chunks with their words, the summary and the guide take a few tenths
 second of this process and of PostgreSQL, during which a remote embedding model (the test
 server among them) can already be answering: the requests go out from threads then, and
 the embedding step (embedding.py) takes their vectors instead of asking again. The words
-are still committed first and the vectors after them; only the wall clock shrinks
-(bench/README.md, note 1).
+are still committed first and the vectors after them; only the wall clock shrinks.
 
 Only for a remote model without windows: a local model runs in this process, on the cores
 the reading needs, and a model with windows embeds the chunks' parts, not the chunks. At

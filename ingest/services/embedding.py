@@ -32,8 +32,8 @@ logger = logging.getLogger(__name__)
 CONTINUATION_PRIORITY = -1
 
 # Batches last about FAST_BATCH_SECONDS to SLOW_BATCH_SECONDS: a batch is what a source
-# added meanwhile may have to wait for (a job yields between batches), and the local e5
-# takes ~5 s for 8 chunks on a quiet machine, 30 s on a loaded one (bench/README.md, row 1).
+# added meanwhile may have to wait for (a job yields between batches), and the local e5's
+# time for a batch of 8 chunks varies sixfold with the machine's load.
 FAST_BATCH_SECONDS = 1.0
 
 SLOW_BATCH_SECONDS = 2.5

@@ -20,8 +20,8 @@ def page_reporter(source: Source) -> PageProgress:
 
     def report(done: int, total: int, by_vision: bool) -> None:
         # A text layer reads in milliseconds a page and the page polls every 2 s: an UPDATE
-        # (and its commit) per page was a fifth of a long PDF's time outside pypdf. At most
-        # four a second, and always the last page.
+        # (and its commit) per page would cost more than reading the pages. At most four a
+        # second, and always the last page.
         now = time.monotonic()
         if not by_vision and done < total and now - last_written[0] < 0.25:
             return

@@ -26,9 +26,9 @@ def reprocess_source(*, source: Source) -> Source:
         source = Source.objects.select_for_update().get(pk=source.pk)
         # Busy only while a live job holds it: one whose worker died, or that ended without
         # finishing it, must not keep it "processing" for good (ops/recovery.py).
-        if not source.is_finished and recovery.is_held(recovery.SOURCE, source.pk):
+        if not source.is_finished and recovery.is_held(source):
             raise SourceBusy(_("“%(title)s” is already being processed.") % {"title": source.title})
-        recovery.release_dead_jobs(recovery.SOURCE, source.pk)
+        recovery.release_dead_jobs(source)
         source.status = Source.Status.QUEUED
         source.error = ""
         source.save(update_fields=["status", "error", "updated_at"])

@@ -2,8 +2,8 @@ from django.core.files.base import ContentFile
 
 from ingest.services import add_source, process_source
 from ingest.tests.summaries import DOCUMENT
+from language.words import split_sentences
 from library.models import Source
-from library.words import split_sentences
 
 
 def test_without_a_chat_model_the_summary_is_sentences_of_the_document(

@@ -9,9 +9,9 @@ from django.urls import reverse
 from procrastinate.contrib.django.models import ProcrastinateJob
 
 from ingest.services import add_source, embedding, process_source
-from ingest.worker import drain_queue
 from library import embedding_state
 from library.models import Chunk, Source
+from ops.worker import drain_queue
 from providers import embeddings
 from retrieval.services import search
 

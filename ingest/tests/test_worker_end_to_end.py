@@ -5,8 +5,9 @@ from procrastinate.contrib.django.models import ProcrastinateJob
 
 from ingest.services import add_source
 from ingest.tests.data import PDFS
-from ingest.worker import drain_queue, wait_for_sources
+from ingest.waiting import wait_for_sources
 from library.models import Source
+from ops.worker import drain_queue
 
 FOUR_PAGES = str(PDFS / "sample-files/pdflatex-4-pages.pdf")
 SCAN = str(PDFS / "sample-files/cmyk-image.pdf")

@@ -15,8 +15,8 @@ from procrastinate.contrib.django.models import ProcrastinateJob
 
 from ingest.services import add_source
 from ingest.tests.worker_process import start_worker, stop, wait_until
-from ingest.worker import drain_queue
 from library.models import Chunk, Source
+from ops.worker import drain_queue
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

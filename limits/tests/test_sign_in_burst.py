@@ -18,7 +18,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import PBKDF2PasswordHasher
 
-from notebooks.management.commands.serve import web_command
+from ops.serving import web_command
 from ops.tests.stack import REPO, free_port, production_env, stop, wait_for_server
 
 PEOPLE = 20

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django import template
 
-from notebooks.first_run import DEMO_USERNAME, demo_login_hint
+from ops.first_run import DEMO_USERNAME, demo_login_hint
 
 register = template.Library()
 

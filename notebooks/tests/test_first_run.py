@@ -15,7 +15,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
-from notebooks.first_run import first_run_box
+from ops.first_run import first_run_box
 from ops.tests.stack import REPO, database_url, fake_models, free_port, stop
 
 

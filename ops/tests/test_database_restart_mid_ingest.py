@@ -13,11 +13,11 @@ from django.db import close_old_connections
 
 from ingest.services import add_source
 from ingest.tests.worker_process import start_worker, stop, wait_until
-from ingest.worker import drain_queue
 from library.models import Chunk, Source
 from ops import recovery
 from ops.database import LOST_DATABASE_ERRORS
 from ops.tests.outage import embedded_only, start_database, stop_database
+from ops.worker import drain_queue
 
 pytestmark = [pytest.mark.django_db(transaction=True), embedded_only]
 

@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from config.proxy import ProxyHeaders
-from notebooks.management.commands.serve import web_command
+from ops.serving import web_command
 from ops.tests.stack import REPO, free_port, production_env, stop, wait_for_server
 
 NO_DATABASE = "postgresql://loupe@127.0.0.1:9/loupe"  # the sign-in page needs none

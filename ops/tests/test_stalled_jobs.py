@@ -9,10 +9,10 @@ from django.db import connection
 from procrastinate.contrib.django.models import ProcrastinateJob
 
 from ingest.services import add_source
-from ingest.worker import drain_queue
 from library.models import Source
 from ops.tasks import delete_old_jobs, recover_stuck_work
 from ops.tests.worker_traces import worker_dies_holding_the_job
+from ops.worker import drain_queue
 
 
 def run_now(task) -> None:

@@ -16,7 +16,7 @@ from django.db import connection
 
 from ingest.services import add_source
 from library.models import Source
-from notebooks.management.commands.serve import web_command
+from ops.serving import web_command
 from ops.tests.stack import (
     REPO,
     compose_config,

@@ -12,10 +12,11 @@ from procrastinate.contrib.django.models import ProcrastinateJob
 from generation.documents.models import GeneratedDocument
 from generation.documents.services import DocumentBusy, request_document, retry_document
 from ingest.services import SourceBusy, add_source, reprocess_source
-from ingest.worker import drain_queue
 from library.models import Chunk, EmbeddingState, Source
 from ops import recovery
 from ops.tests.worker_traces import worker_dies_holding_the_job
+from ops.worker import drain_queue
+from retrieval.tasks import reembed_chunks
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -184,14 +185,12 @@ def test_a_reembed_under_way_without_a_job_is_queued_again(fake_openai, notebook
     state.target_model, state.target_dimensions = "fake-embed-next", 64
     state.save()
     with connection.cursor() as cursor:
-        cursor.execute(
-            "DELETE FROM procrastinate_jobs WHERE task_name = %s", [recovery.REEMBED_TASK]
-        )
+        cursor.execute("DELETE FROM procrastinate_jobs WHERE task_name = %s", [reembed_chunks.name])
 
     recovered = recovery.recover_stuck_work()
 
     assert recovered.reembed.startswith("queued again")
-    assert ProcrastinateJob.objects.filter(task_name=recovery.REEMBED_TASK, status="todo")
+    assert ProcrastinateJob.objects.filter(task_name=reembed_chunks.name, status="todo")
     assert not recovery.recover_stuck_work().reembed  # a live job holds it now
 
 

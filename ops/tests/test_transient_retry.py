@@ -13,9 +13,9 @@ from procrastinate.contrib.django.models import ProcrastinateJob
 from procrastinate.jobs import Job
 
 from ingest.services import add_source, process_source
-from ingest.worker import drain_queue
 from library.models import Source
 from ops.jobs import TRANSIENT_RETRY
+from ops.worker import drain_queue
 from providers.errors import ProviderError
 
 
@@ -35,7 +35,7 @@ def test_a_server_error_is_retried_and_the_source_becomes_ready(
     fake_openai, notebook, quick_retries
 ):
     source = add_text(notebook)
-    # The client's own retry (OPENAI_MAX_RETRIES=1) gets a 500 too: the attempt fails.
+    # The quick re-send (OPENAI_MAX_RETRIES=1) gets a 500 too: the attempt fails.
     fake_openai.fail_next("500", endpoint="embeddings", times=2)
 
     drain_queue()

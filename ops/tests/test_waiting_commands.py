@@ -19,9 +19,10 @@ from generation.documents.services import request_document
 from generation.tests.studio.conftest import reply
 from ingest.services import add_source
 from ingest.tests.data import PDFS
-from ingest.worker import drain_queue, source_progress
+from ingest.waiting import source_progress
 from library.models import Source
 from notebooks.models import Notebook
+from ops.worker import drain_queue
 
 FOUR_PAGES = str(PDFS / "sample-files/pdflatex-4-pages.pdf")
 pytestmark = pytest.mark.django_db(transaction=True)

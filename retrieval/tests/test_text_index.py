@@ -107,7 +107,7 @@ def plan_with_only_full_text_indexes(search) -> str:
     """EXPLAIN ANALYZE the ranking statement of `search` as it ran, with the other ways to
     the model's chunks out of the way (sequential scans off, the model's btree index dropped
     in this rolled-back transaction): at a few thousand rows the planner may rightly prefer
-    those, while at 100k chunks it picks the GIN index by itself (bench/README.md). So the
+    those, while at 100k chunks it picks the GIN index by itself. So the
     plan shows which full-text index the statement can use at all."""
     by_model = next(
         i.name for i in Chunk._meta.indexes if i.fields == ["embedding_model", "source"]
@@ -152,9 +152,9 @@ def test_a_notebooks_full_text_index_is_read_once_whatever_its_sources(
     settings, owner, outsider, notebook, large
 ):
     # A notebook of many sources (the bench's: 90 or 10 of 1,000 chunks). Matched in the
-    # same step as the sources were joined, the planner could run the index scan once per
-    # source, and did in the bench's database: 28 of the search's 42 ms at 90k chunks, 31 of
-    # 69 at 10k (exact; now one bitmap scan ANDed with the sources', bench/README.md).
+    # same step as the sources are joined, the planner could run the index scan once per
+    # source, most of the search's time in a large notebook; it must be one bitmap scan
+    # ANDed with the sources'.
     for model in (OURS, THEIRS):
         vector_indexes.ensure_model_indexes(model=model, dimensions=3)
     for _ in range(12):

@@ -17,9 +17,9 @@ from generation.documents.services import generate_document
 from generation.models import GeneratedDocument
 from ingest.services import add_source
 from ingest.tests.data import PDFS
-from ingest.worker import drain_queue
 from library.models import Source
 from notebooks.models import NotebookSource
+from ops.worker import drain_queue
 
 LOCKED = PDFS / "pypdf/r2-user-password.pdf"
 FOUR_PAGES = PDFS / "sample-files/pdflatex-4-pages.pdf"

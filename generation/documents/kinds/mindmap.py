@@ -10,8 +10,8 @@ from generation.documents.extract import key_sentences, source_sentences
 from generation.documents.inputs import Inputs
 from generation.documents.structured import InvalidOutput
 from ingest.structure import strip_number
+from language.words import content_terms
 from library.models import Chunk, Source
-from library.words import content_terms
 
 FOCUS = "main topics, themes, concepts and how they relate"
 MAX_DEPTH = 4

@@ -12,13 +12,13 @@ from django.utils.translation import gettext as _
 
 from generation.documents.markers import require_markers
 from generation.documents.structured import InvalidOutput
-from library.words import content_terms
+from language.words import content_terms
 from texts.errors import UserFacingError
 
 FOCUS = "key facts, definitions, figures and conclusions worth remembering"
 QUESTIONS = 8
 # A short answer is right when it holds this share of the expected answer's content words
-# (compared by their first five letters, as the extractive answerer does).
+# (compared by their stems, language/words.py, as the extractive answerer does).
 SHORT_ANSWER_SHARE = 0.6
 
 SCHEMA: dict[str, Any] = {
@@ -79,7 +79,7 @@ class Checked:
 
 def check_answer(item: dict[str, Any], response: str) -> Checked:
     """Whether `response` (an option's index for multiple choice, text for a short answer)
-    answers `item`; ValueError for a response of the wrong form."""
+    answers `item`; a UserFacingError for a response of the wrong form."""
     response = response.strip()
     if item["type"] == "multiple_choice":
         if not response.isdigit() or int(response) >= len(item["options"]):

@@ -11,7 +11,7 @@ from generation.documents.definitions import definition_of
 from generation.documents.inputs import Inputs
 from generation.documents.markers import require_markers
 from generation.documents.reading import central, cite, parts, read_sentences, source_chunks
-from library.sentences import stands_alone
+from language.sentences import stands_alone
 
 FOCUS = "main findings, conclusions, key facts and arguments"
 SENTENCES_PER_PART = 3

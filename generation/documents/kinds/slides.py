@@ -20,7 +20,7 @@ from generation.documents.reading import (
     source_chunks,
 )
 from generation.documents.structured import InvalidOutput
-from library.sentences import stands_alone
+from language.sentences import stands_alone
 
 FOCUS = "main topics, key facts, figures and conclusions to present"
 MIN_SLIDES, MAX_SLIDES = 6, 15

@@ -96,7 +96,7 @@ def test_a_notebook_too_long_for_one_prompt_is_condensed_group_by_group(
     assert "Lake 0 holds many herons [1]." in prompt
     assert "Source 0 fact" not in prompt  # the notes replaced the passages
     # Every prompt stayed within the budget (estimated as the app does).
-    from providers.tokens import estimate_tokens
+    from language.tokens import estimate_tokens
 
     for request in fake_openai.chat_requests:
         texts = [message["content"] for message in request.body["messages"]]
@@ -119,7 +119,7 @@ def test_a_prompt_leaves_room_in_the_models_context_for_the_reply(
     document = make_document("report")
 
     assert document.status == GeneratedDocument.Status.READY, document.error
-    from providers.tokens import estimate_tokens
+    from language.tokens import estimate_tokens
 
     *condense, final = fake_openai.chat_requests
     assert condense  # the passages alone fit GENERATION_INPUT_TOKENS, not the context

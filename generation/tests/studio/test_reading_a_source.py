@@ -5,8 +5,8 @@ import pytest
 
 from generation.documents.definitions import definition_of
 from generation.documents.reading import Sentence
+from language.sentences import paragraphs, stands_alone
 from library.models import Chunk, Source
-from library.sentences import paragraphs, stands_alone
 
 
 def sentence(text: str, language: str = "en", source_id: int = 1) -> Sentence:

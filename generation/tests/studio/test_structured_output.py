@@ -31,7 +31,7 @@ def test_invalid_json_is_repaired_by_one_more_call_that_is_shown_the_error(
 def test_a_repair_that_would_not_fit_the_context_beside_the_reply_is_sent_without_it(
     fake_openai, settings, studio_sources, make_document
 ):
-    from providers.tokens import estimate_tokens
+    from language.tokens import estimate_tokens
 
     settings.CHAT_CONTEXT_TOKENS = 4000  # a table's reply may take 1600 of them
     long_garbage = "Here are the figures: " + "heron " * 1500

@@ -9,7 +9,7 @@ from procrastinate.contrib.django.models import ProcrastinateJob
 from generation.documents.models import GeneratedDocument
 from generation.documents.services import request_document
 from generation.tests.studio.conftest import REPLIES, reply
-from ingest.worker import drain_queue
+from ops.worker import drain_queue
 
 
 @pytest.fixture
@@ -30,7 +30,7 @@ def test_a_server_error_is_retried_and_the_document_becomes_ready(
 ):
     fake_openai.chat_replies.append(reply(REPLIES["report"]))
     document = request_document(user=owner, notebook=notebook, kind="report")
-    # The client's own retry (OPENAI_MAX_RETRIES=1) gets a 500 too: the attempt fails.
+    # The quick re-send (OPENAI_MAX_RETRIES=1) gets a 500 too: the attempt fails.
     fake_openai.fail_next("500", endpoint="completions", times=2)
 
     drain_queue("generate")

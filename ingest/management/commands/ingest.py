@@ -12,7 +12,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from ingest.services import UploadRejected, add_source, add_url
 from ingest.services.adding import printable_name
-from ingest.worker import source_name, source_progress, wait_for_sources
+from ingest.waiting import source_name, source_progress, wait_for_sources
 from library.models import Preferences, Source
 from notebooks.services import get_or_create_notebook
 from ops.waiting import GaveUp

@@ -7,7 +7,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandParser
 
-from notebooks.first_run import DEMO_USERNAME, demo_login_file, shown_path
+from ops.first_run import DEMO_USERNAME, demo_login_file, shown_path
 
 
 class Command(BaseCommand):

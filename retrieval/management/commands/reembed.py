@@ -4,9 +4,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from ingest.worker import drain_queue
 from library import embedding_state, vector_indexes
 from library.models import EmbeddingState
+from ops.worker import drain_queue
 from providers import embeddings
 from providers.embeddings import EmbeddingModel
 from retrieval.reembed import NothingToDo, start_reembed

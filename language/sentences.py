@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from library.words import ADMONITIONS
+from language.words import ADMONITIONS
 
 # A wrapped line fills most of the text's width; a shorter one ends its paragraph (or is a
 # heading, a caption, a table row) unless the next line plainly continues it.

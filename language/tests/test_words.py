@@ -1,4 +1,4 @@
-from library.words import content_terms, head, split_sentences, terms
+from language.words import content_terms, head, split_sentences, terms
 
 
 def test_lines_broken_inside_a_sentence_are_joined():

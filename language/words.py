@@ -39,25 +39,31 @@ STOPWORDS = frozenset((
 STEM_CHARS = 5  # compare word beginnings so "vaccines" meets "vaccine", "Impfung" "Impfungen"
 
 
+def stem(word: str) -> str:
+    """The form in which two words count as the same term: the lower-cased word's first
+    STEM_CHARS letters, whatever its language (docs/decisions.md, "Words stay stemmed")."""
+    return word[:STEM_CHARS]
+
+
 def terms(text: str) -> list[str]:
     """The stems of the text's words that are not stopwords, in order (a question's or a
     claim's terms: two letters are enough, "IP" and "5G" count)."""
     words = (word.lower() for word in WORD_RE.findall(text))
-    return [word[:STEM_CHARS] for word in words if word not in STOPWORDS and len(word) > 1]
+    return [stem(word) for word in words if word not in STOPWORDS and len(word) > 1]
 
 
 def content_terms(text: str) -> list[str]:
     """The stems of the text's words that say what it is about: no stopwords, nothing
     shorter than three letters (a summary's or a quiz answer's terms)."""
     words = (word.lower() for word in WORD_RE.findall(text))
-    return [word[:STEM_CHARS] for word in words if word not in STOPWORDS and len(word) > 2]
+    return [stem(word) for word in words if word not in STOPWORDS and len(word) > 2]
 
 
 def split_sentences(text: str) -> list[str]:
     """The text's sentences, lines broken inside a sentence joined; a blank line ends one."""
-    # Lines are stripped first, in linear time: the regex this replaces,
-    # [ \t]*\n[ \t]*(?!\n), rescanned a run of spaces from each of its characters, and a
-    # file padded with a megabyte of them took minutes.
+    # Lines are stripped first, in linear time: a regex around the line breaks, such as
+    # [ \t]*\n[ \t]*(?!\n), would rescan a run of spaces from each of its characters, and
+    # a file padded with a megabyte of them would take minutes.
     stripped = "\n".join(line.strip(" \t") for line in text.split("\n"))
     flat = re.sub(r"\n(?!\n)", " ", stripped)
     pieces = (piece.strip() for piece in SENTENCE_END_RE.split(flat))

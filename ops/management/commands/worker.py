@@ -4,7 +4,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from ingest.worker import run_worker
+from ops.worker import run_worker
 
 
 class Command(BaseCommand):

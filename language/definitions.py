@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from library.sentences import stands_alone
+from language.sentences import stands_alone
 
 MAX_TERM_WORDS = 4
 SHORT_ACRONYM = 5
