@@ -27,6 +27,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -100,7 +101,7 @@ def run(arguments: argparse.Namespace) -> None:
                 return index
         return None
 
-    rows = []
+    rows: list[dict[str, Any]] = []
     for item in items:
         notebook = notebooks[item.doc]
         user = notebook.owner
@@ -128,12 +129,12 @@ def run(arguments: argparse.Namespace) -> None:
         rows.append(row)
         print(f"{json.dumps(row)}  {reply.text[:160]!r}", flush=True)
 
-    def figures(name: str, lang: str | None) -> dict:
+    def figures(name: str, lang: str | None) -> dict[str, Any]:
         ranks = [row[name] for row in rows if lang in (None, row["lang"])]
         found = {f"@{n}": sum(1 for r in ranks if r and r <= n) for n in RECALL_AT}
         return found | {"mrr": round(sum(1 / r for r in ranks if r) / len(ranks), 4)}
 
-    summary = {
+    summary: dict[str, Any] = {
         "questions": len(rows),
         "hyde_seconds_p50": statistics.median(row["seconds"] for row in rows),
         "hyde_seconds_max": max(row["seconds"] for row in rows),
