@@ -1,4 +1,4 @@
-"""Measure the support threshold of generation/verification.py on covid-qa-dev.
+"""Measure the support threshold of citations/verification.py on covid-qa-dev.
 
 A claim is a question and its answer run together (what a model's cited sentence says).
 It should be supported by the passage around the answer, and not by a passage of the
@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
-from generation.verification import best_support  # noqa: E402
+from citations.verification import best_support  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "qa" / "covid-qa-dev"
 

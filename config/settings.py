@@ -83,6 +83,8 @@ INSTALLED_APPS = [
     "billing",
     "limits",
     "library",
+    # The fields every kind of citation shares, their verification and their lookup.
+    "citations",
     "notebooks",
     # The facts a person asked the chat to remember (/remember, memory/commands.py).
     "memory",

@@ -14,12 +14,11 @@ from django.utils.translation import gettext as _
 from analytics.services import Timing, log_question
 from billing.models import Usage
 from billing.services import deferred_usage, require_credit, usage_for
+from citations.verification import best_support, verified_citations
 from generation import chat_style, extractive, not_covered, prompts
 from generation.citations import attribute_sentences, hollow, map_markers, move_opening_markers
 from generation.focus import focused
-from generation.models import AttributedCitation
 from generation.rewrite import standalone_query
-from generation.verification import best_support, verify_citations
 from language.tokens import estimate_tokens
 from library.models import Source
 from memory import commands as memory_commands
@@ -632,26 +631,9 @@ def _store(
             memories=list(memories),
         )
         cited = {n: hits[number - 1] for n, number in enumerate(order, start=1)}
-        supports = verify_citations(text, {n: hit.chunk.text for n, hit in cited.items()})
         citations = Citation.objects.bulk_create(
-            Citation(
-                message=message,
-                n=n,
-                chunk=hit.chunk,
-                source=hit.chunk.source,
-                source_title=hit.chunk.source.title,
-                page=hit.chunk.page,
-                quote=supports[n].quote,
-                similarity=round(hit.similarity, 4),
-                supported=supports[n].supported,
-                support_score=supports[n].score,
-            )
-            for n, hit in cited.items()
-        )
-        AttributedCitation.objects.bulk_create(
-            AttributedCitation(citation=citation)
-            for citation in citations
-            if citation.n in (attributed or set())
+            Citation(message=message, **fields)
+            for fields in verified_citations(text, cited, attributed=attributed or set())
         )
     return Answer(
         conversation=conversation,

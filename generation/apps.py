@@ -11,7 +11,8 @@ class GenerationConfig(AppConfig):
     name = "generation"
 
     def ready(self) -> None:
-        from generation.documents.models import GeneratedDocument
+        from citations.lookup import register
+        from generation.documents.models import DocumentCitation, GeneratedDocument
         from ops import recovery
 
         recovery.register(
@@ -22,4 +23,10 @@ class GenerationConfig(AppConfig):
                 name="document",
                 gave_up=GAVE_UP,
             )
+        )
+        # A studio document is read by every reader of its notebook (sharing/access.py), so
+        # are its citations; the citation lookup under every page picture finds them here.
+        register(
+            "document_citation",
+            lambda user, notebook: DocumentCitation.objects.filter(document__notebook=notebook),
         )

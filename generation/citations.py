@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from generation.verification import best_support, sentence_spans
+from citations.verification import best_support, sentence_spans
 from language.words import terms
 from notebooks.models import Message
 

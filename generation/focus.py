@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from generation.verification import sentence_spans
+from citations.verification import sentence_spans
 from language.tokens import estimate_tokens
 from language.words import terms
 

@@ -15,12 +15,12 @@ from pathlib import Path
 from django.db.models import Max
 from PIL import Image, ImageDraw
 
+from citations.models import CitedPassage
 from ingest.loaders.pdfium_process import CannotOpen
 from ingest.loaders.pdfium_rendering import PageError, PageRenderer
 from ingest.passages import LoaderError
 from library.files import local_copy
 from library.models import Chunk, Source
-from notebooks.models import CitedPassage
 
 DPI = 120
 # A poster-sized page is drawn smaller rather than as a giant image.

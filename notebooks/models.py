@@ -6,7 +6,8 @@ from django.db import models
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from library.models import Chunk, Source
+from citations.models import CitedPassage
+from library.models import Source
 
 
 class Notebook(models.Model):
@@ -160,29 +161,6 @@ class Message(models.Model):
 
     class Meta:
         ordering = ["created_at", "id"]
-
-
-class CitedPassage(models.Model):
-    """What an [n] points at: the chunk retrieved for it, kept with a copy of the quote so
-    the citation still reads correctly if the chunk is later replaced. Answers (Citation)
-    and generated documents (generation's DocumentCitation) cite alike and open in the same
-    passage panel."""
-
-    n = models.PositiveIntegerField()
-    chunk = models.ForeignKey(Chunk, null=True, on_delete=models.SET_NULL, related_name="+")
-    source = models.ForeignKey(Source, null=True, on_delete=models.SET_NULL, related_name="+")
-    source_title = models.CharField(max_length=500)
-    page = models.PositiveIntegerField(null=True, blank=True)
-    # The sentence of the chunk that best supports the citing claim, verbatim.
-    quote = models.TextField()
-    similarity = models.FloatField()
-    # Whether every sentence citing [n] is supported by the quote (generation/verification);
-    # None for citations stored before the check existed.
-    supported = models.BooleanField(null=True)
-    support_score = models.FloatField(null=True)
-
-    class Meta:
-        abstract = True
 
 
 class Citation(CitedPassage):

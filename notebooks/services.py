@@ -4,9 +4,9 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
+from citations.models import CitedPassage
 from library.models import Source
 from notebooks.models import (
-    CitedPassage,
     Message,
     Note,
     Notebook,

@@ -25,9 +25,9 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from billing.decorators import credit_required, credit_spent_response
 from billing.services import CreditSpent
+from citations.lookup import cited_passage
 from generation import chat_style
 from generation.answering import Answer, Evidence, answer_question, stream_answer
-from generation.cited_passages import cited_passage
 from ingest.notes import edit_note, make_note_a_source
 from ingest.page_images import PageNotRendered, cited_page_png
 from ingest.services import SourceBusy, UploadRejected, add_source, add_url, reprocess_source
@@ -580,15 +580,6 @@ def citation(request: HtmxHttpRequest, notebook_id: int, citation_id: int) -> Ht
     )
 
 
-def _id_param(request: HtmxHttpRequest, name: str) -> int | None:
-    value = request.GET.get(name, "")
-    if not value:
-        return None
-    if not value.isdigit():
-        raise Http404("No such citation.")
-    return int(value)
-
-
 @login_required
 @require_GET
 def page_image(
@@ -598,13 +589,7 @@ def page_image(
     `document_citation`) highlights that citation's quote when it cites this page."""
     notebook = get_notebook_for_user(request, notebook_id)
     source = get_object_or_404(access.notebook_sources(notebook), pk=source_id)
-    cited = cited_passage(
-        request.user,
-        notebook,
-        citation=_id_param(request, "citation"),
-        note_citation=_id_param(request, "note_citation"),
-        document_citation=_id_param(request, "document_citation"),
-    )
+    cited = cited_passage(request.user, notebook, request.GET)
     try:
         png = cited_page_png(source, page, cited)
     except PageNotRendered as exc:

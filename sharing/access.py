@@ -34,12 +34,14 @@ from django.utils.translation import gettext as _
 
 from library.models import Source
 from notebooks.models import (
+    Citation,
     Conversation,
     ConversationQuerySet,
     Message,
     Note,
     Notebook,
     NotebookSource,
+    NoteCitation,
 )
 from sharing.models import Membership, Role
 from texts.errors import UserFacingError
@@ -308,6 +310,16 @@ def own_notes(user: AnyUser, notebook: Notebook) -> QuerySet[Note]:
     if not _signed_in(user) or not editable_notebooks(user).filter(pk=notebook.pk).exists():
         return Note.objects.none()
     return Note.objects.filter(notebook=notebook, user_id=_id(user))
+
+
+def visible_citations(user: AnyUser, notebook: Notebook) -> QuerySet[Citation]:
+    """The citations of the answers `user` may read in the notebook."""
+    return Citation.objects.filter(message__conversation__in=visible_conversations(user, notebook))
+
+
+def visible_note_citations(user: AnyUser, notebook: Notebook) -> QuerySet[NoteCitation]:
+    """The citations of the notes `user` may read in the notebook."""
+    return NoteCitation.objects.filter(note__in=visible_notes(user, notebook))
 
 
 def may_manage_document(user: AnyUser, notebook: Notebook, document) -> bool:

@@ -10,9 +10,10 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django_htmx.middleware import HtmxDetails
 
+from citations.models import CitedPassage
 from generation.passage_units import reflow
 from library.models import Source
-from notebooks.models import CitedPassage, Notebook
+from notebooks.models import Notebook
 from sharing import access
 from sharing.models import Role
 

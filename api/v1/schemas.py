@@ -8,9 +8,10 @@ from typing import Literal
 
 from ninja import Field, Schema
 
+from citations.models import CitedPassage
 from generation.documents.models import GeneratedDocument
 from library.models import Source
-from notebooks.models import CitedPassage, Message, Note, Notebook
+from notebooks.models import Message, Note, Notebook
 
 # No NUL in any text: PostgreSQL stores none, so the schema says so (a 422 naming the field).
 NO_NUL = r"^[^\x00]*$"
@@ -254,14 +255,13 @@ def source_out(source: Source, *, ticked: bool = True) -> dict:
 
 
 def citation_out(cited: CitedPassage) -> dict:
-    chunk = cited.chunk
     return {
         "n": cited.n,
         "source_id": cited.source_id,
         "source_title": cited.source_title,
         "page": cited.page,
-        "page_label": chunk.page_label if chunk else "",
-        "section": [str(part) for part in chunk.section] if chunk else [],
+        "page_label": cited.page_label,
+        "section": cited.section,
         "quote": cited.quote,
         "similarity": cited.similarity,
         "supported": cited.supported,

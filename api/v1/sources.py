@@ -14,7 +14,7 @@ from api.auth import WRITE, ApiRequest
 from api.errors import BILLED, COMMON, ApiError, ErrorOut
 from api.v1.common import billed, get_notebook
 from api.v1.schemas import AddedOut, ChosenIn, ChosenOut, SourceOut, UrlIn, source_out
-from generation.cited_passages import cited_passage
+from citations.lookup import cited_passage
 from ingest.page_images import PageNotRendered, cited_page_png
 from ingest.services import SourceBusy, UploadRejected, add_source, add_url, reprocess_source
 from library.models import Preferences
@@ -168,13 +168,7 @@ def page_image(
     request: ApiRequest, notebook_id: int, source_id: int, page: int, query: Query[PageQuery]
 ) -> HttpResponse:
     notebook, source = _source(request, notebook_id, source_id)
-    cited = cited_passage(
-        request.user,
-        notebook,
-        citation=query.citation,
-        note_citation=query.note_citation,
-        document_citation=query.document_citation,
-    )
+    cited = cited_passage(request.user, notebook, query.dict())
     try:
         png = cited_page_png(source, page, cited)
     except PageNotRendered as exc:

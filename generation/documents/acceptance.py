@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from citations.verification import best_support
 from generation.citations import (
     CLOSING_RE,
     MARKER_RE,
@@ -24,7 +25,6 @@ from generation.citations import (
 )
 from generation.documents.kinds import report
 from generation.documents.structured import InvalidOutput
-from generation.verification import best_support
 from language.words import terms
 
 # A document is rejected when more than this share of its claims has no supporting passage.

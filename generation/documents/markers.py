@@ -1,15 +1,15 @@
 """The [n] markers of a generated document: checked, renumbered and verified as an answer's
-are (generation/citations.py, generation/verification.py), across all its text fields."""
+are (generation/citations.py, citations/verification.py), across all its text fields."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
+from citations.verification import MARKER_RE, verified_citations
 from generation.citations import MARKER_RE as ANY_MARKER_RE
 from generation.citations import _numbers, map_markers
 from generation.documents.structured import InvalidOutput
-from generation.verification import MARKER_RE, verify_citations
 from retrieval.search import Hit
 
 
@@ -80,20 +80,5 @@ def cite(
     mapped = renumber(data, len(hits), order)
     cited = {n: hits[number - 1] for n, number in enumerate(order, start=1)}
     text = "\n\n".join(piece for piece in _claims(mapped) if MARKER_RE.search(piece))
-    supports = verify_citations(text, {n: hit.chunk.text for n, hit in cited.items()})
-    citations = [
-        {
-            "n": n,
-            "chunk": hit.chunk,
-            "source": hit.chunk.source,
-            "source_title": hit.chunk.source.title,
-            "page": hit.chunk.page,
-            "quote": supports[n].quote,
-            "similarity": round(hit.similarity, 4),
-            "supported": supports[n].supported,
-            "support_score": supports[n].score,
-            "attributed": order[n - 1] in (attributed or set()),
-        }
-        for n, hit in cited.items()
-    ]
-    return mapped, citations
+    placed = {n for n, number in enumerate(order, start=1) if number in (attributed or set())}
+    return mapped, verified_citations(text, cited, attributed=placed)

@@ -10,9 +10,10 @@ from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from citations.models import CitedPassage
 from library.background_work import BackgroundWork
 from library.models import Source
-from notebooks.models import CitedPassage, Notebook
+from notebooks.models import Notebook
 
 
 def audio_upload_path(document: GeneratedDocument, filename: str) -> str:
@@ -125,9 +126,6 @@ class DocumentCitation(CitedPassage):
     document = models.ForeignKey(
         GeneratedDocument, on_delete=models.CASCADE, related_name="citations"
     )
-    # Placed by Loupe, not the model: the model gave the claim no marker and the support
-    # check found it in this passage (generation/documents/acceptance.py).
-    attributed = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["document_id", "n"]

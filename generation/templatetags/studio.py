@@ -7,10 +7,11 @@ from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language_info
 
+from citations.models import CitedPassage
 from generation.documents.kinds import KINDS, WITHOUT_A_MODEL, offered
 from generation.documents.models import GeneratedDocument
 from generation.documents.services import LANGUAGES, document_svg
-from notebooks.models import CitedPassage, Notebook
+from notebooks.models import Notebook
 from notebooks.templatetags.notebook_tags import linked_text
 from providers.chat import chat_available
 

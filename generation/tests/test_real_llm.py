@@ -125,7 +125,7 @@ def test_every_sentence_of_a_real_small_models_answers_is_cited_or_flagged(
             and sentence not in unsupported
             and terms(sentence)
         ]
-        attributed = [citation.n for citation in citations if hasattr(citation, "attribution")]
+        attributed = [citation.n for citation in citations if citation.attributed]
         report.append(
             {
                 "id": item["id"],

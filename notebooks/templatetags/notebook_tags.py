@@ -9,10 +9,10 @@ from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 
+from citations.models import CitedPassage
 from generation.citations import CLOSING_RE, uncited_spans
-from generation.models import AttributedCitation
 from library.models import Source
-from notebooks.models import CitedPassage, Message, Note, SourceGuide
+from notebooks.models import Message, Note, SourceGuide
 from notebooks.rendering import link_markers, render_markdown
 
 register = template.Library()
@@ -29,14 +29,13 @@ _ROWS_LABEL = re.compile(r"^rows (\S+)$")
 
 def _document_place(cited: CitedPassage) -> str:
     """A slide's or a sheet's place ("slide 7", "rows 12–40"); "" for a PDF's page."""
-    chunk = cited.chunk
-    if chunk is None or not chunk.page_label or cited.source is None:
+    if not cited.page_label or cited.source is None:
         return ""
     if cited.source.kind == Source.Kind.PDF:
         return ""
-    if match := _SLIDE_LABEL.match(chunk.page_label):
+    if match := _SLIDE_LABEL.match(cited.page_label):
         return _("slide %(number)s") % {"number": match.group(1)}
-    if match := _ROWS_LABEL.match(chunk.page_label):
+    if match := _ROWS_LABEL.match(cited.page_label):
         return _("rows %(rows)s") % {"rows": match.group(1)}
     return ""
 
@@ -55,8 +54,7 @@ def cited_place(cited: CitedPassage) -> str:
         return ""
     if place := _document_place(cited):
         return place
-    chunk = cited.chunk
-    printed = chunk.page_label if chunk is not None else ""
+    printed = cited.page_label
     if printed:
         return _("p. %(label)s · PDF page %(page)s") % {"label": printed, "page": cited.page}
     return _("page %(page)s") % {"page": cited.page}
@@ -68,8 +66,7 @@ def cited_page_number(cited: CitedPassage) -> str:
     slide's or a sheet's place as `cited_place` says it."""
     if place := _document_place(cited):
         return place
-    chunk = cited.chunk
-    printed = chunk.page_label if chunk is not None else ""
+    printed = cited.page_label
     if printed:
         return _("%(label)s · PDF page %(page)s") % {"label": printed, "page": cited.page}
     return str(cited.page or "")
@@ -79,8 +76,7 @@ def cited_page_number(cited: CitedPassage) -> str:
 def cited_section(cited: CitedPassage) -> str:
     """The section of the document the cited passage is in ("Network setup › 5.5 Wi-Fi");
     "" when the document shows none or the chunk has been replaced."""
-    chunk = cited.chunk
-    return " › ".join(chunk.section) if chunk is not None and chunk.section else ""
+    return " › ".join(cited.section)
 
 
 @register.filter
@@ -122,17 +118,10 @@ MARK_RE = re.compile(r"\[(\d+|\?)\]")
 
 @register.filter
 def attributed_numbers(message: Message) -> set[int]:
-    """The numbers of the message's citations Loupe placed, not the model (read once per
-    message: the text and the citation list both ask)."""
+    """The numbers of the message's citations Loupe placed, not the model."""
     if message.mode != Message.Mode.LLM:
         return set()
-    if not hasattr(message, "_attributed_numbers"):
-        message._attributed_numbers = set(  # type: ignore[attr-defined]
-            AttributedCitation.objects.filter(citation__message=message).values_list(
-                "citation__n", flat=True
-            )
-        )
-    return message._attributed_numbers  # type: ignore[attr-defined]
+    return {cited.n for cited in message.citations.all() if cited.attributed}
 
 
 @register.filter

@@ -9,7 +9,6 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from billing.services import CreditSpent
 from generation.answering import answer_question
 from generation.citations import unsupported_sentences
-from generation.models import AttributedCitation
 from providers.errors import ProviderError
 from providers.local_model import join_running_server
 from retrieval.chosen_sources import parse_source_ids, source_choice
@@ -90,11 +89,6 @@ class Command(BaseCommand):
         except (CreditSpent, ProviderError, UserFacingError) as exc:
             raise CommandError(str(exc)) from exc
 
-        attributed = set(
-            AttributedCitation.objects.filter(citation__message=answer.message).values_list(
-                "citation__n", flat=True
-            )
-        )
         citations = [
             {
                 "n": citation.n,
@@ -105,9 +99,7 @@ class Command(BaseCommand):
                 "quote": citation.quote,
                 "similarity": citation.similarity,
                 "supported": citation.supported,
-                # Placed by Loupe's support check after the model wrote the sentence
-                # without a marker, not by the model.
-                "attributed": citation.n in attributed,
+                "attributed": citation.attributed,
             }
             for citation in answer.citations
         ]

@@ -1,4 +1,4 @@
-from generation.verification import (
+from citations.verification import (
     SUPPORT_THRESHOLD,
     claims_by_marker,
     sentence_spans,
