@@ -33,7 +33,12 @@ class SourceOut(Schema):
     title: str
     kind: str
     status: str
-    stage: str
+    stage: str = Field(
+        description="what the worker is doing: fetching, reading, reading_images, "
+        "transcribing, indexing; once ready (searchable by its words) summarizing, "
+        'writing_guide, embedding; "" when nothing is left to do'
+    )
+    stage_label: str = Field(description="the stage in words, in the request's language")
     progress_done: int
     progress_total: int
     error: str
@@ -239,6 +244,7 @@ def source_out(source: Source, *, ticked: bool = True) -> dict:
         "kind": source.kind,
         "status": source.status,
         "stage": source.stage,
+        "stage_label": str(source.get_stage_display()) if source.stage else "",
         "progress_done": source.progress_done,
         "progress_total": source.progress_total,
         "error": source.error,
