@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from django.db import models
 
-from generation.documents.models import DocumentCitation, GeneratedDocument
+from generation.documents.models import DocumentCitation, GeneratedDocument, SlideRevision
 from notebooks.models import Citation
 
-__all__ = ["AttributedCitation", "DocumentCitation", "GeneratedDocument"]
+__all__ = ["AttributedCitation", "DocumentCitation", "GeneratedDocument", "SlideRevision"]
 
 
 class AttributedCitation(models.Model):

@@ -56,6 +56,7 @@ class Work:
 
 SOURCE = Work("ingest.tasks.ingest_source", "source_id", "library.Source")
 DOCUMENT = Work("generation.tasks.generate_document", "document_id", "generation.GeneratedDocument")
+REVISION = Work("generation.tasks.revise_slide", "revision_id", "generation.SlideRevision")
 REEMBED_TASK = "retrieval.tasks.reembed_chunks"
 
 SOURCE_GAVE_UP = (
@@ -65,6 +66,10 @@ SOURCE_GAVE_UP = (
 DOCUMENT_GAVE_UP = (
     "Making it stopped before it finished, %(attempts)s times (the worker was stopped or "
     "the database was unreachable). Retry to try again."
+)
+REVISION_GAVE_UP = (
+    "Revising the slide stopped before it finished, %(attempts)s times (the worker was "
+    "stopped or the database was unreachable). Ask again to try again."
 )
 CANCELLED = "Its job was cancelled before it finished. Retry to try again."
 
@@ -149,7 +154,11 @@ def recover_stuck_work() -> Recovered:
     """Put right every job of a dead worker and every row left unfinished with no live job."""
     recovered = Recovered()
     _recover_stalled_jobs(recovered)
-    for work, gave_up in ((SOURCE, SOURCE_GAVE_UP), (DOCUMENT, DOCUMENT_GAVE_UP)):
+    for work, gave_up in (
+        (SOURCE, SOURCE_GAVE_UP),
+        (DOCUMENT, DOCUMENT_GAVE_UP),
+        (REVISION, REVISION_GAVE_UP),
+    ):
         _settle_unfinished(work, gave_up, recovered)
     _settle_reembed(recovered)
     if recovered:
@@ -176,7 +185,7 @@ def recover_rows(work: Work, ids: Sequence[int]) -> Recovered:
         job_ids.extend(jobs_of(work, pk).filter(status="doing").values_list("pk", flat=True))
     if job_ids:
         _recover_stalled_jobs(recovered, job_ids=job_ids)
-    gave_up = SOURCE_GAVE_UP if work == SOURCE else DOCUMENT_GAVE_UP
+    gave_up = {SOURCE: SOURCE_GAVE_UP, REVISION: REVISION_GAVE_UP}.get(work, DOCUMENT_GAVE_UP)
     _settle_unfinished(work, gave_up, recovered, ids=ids)
     if recovered:
         logger.warning("recovered stuck work: %s", recovered)
