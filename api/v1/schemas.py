@@ -8,6 +8,7 @@ from typing import Literal
 
 from ninja import Field, Schema
 
+from generation.documents.kinds import quiz
 from generation.documents.models import GeneratedDocument
 from library.models import Source
 from notebooks.models import CitedPassage, Message, Note, Notebook
@@ -299,6 +300,15 @@ def note_out(note: Note, user_id: int) -> dict:
         "updated_at": note.updated_at,
         "citations": [citation_out(cited) for cited in note.citations.all()],
     }
+
+
+def document_content(document: GeneratedDocument, *, answers: bool = False) -> dict | None:
+    """A document's data; a quiz's without its answers unless they are asked for."""
+    if not isinstance(document.content, dict):
+        return None
+    if document.kind == GeneratedDocument.Kind.QUIZ and not answers:
+        return quiz.without_answers(document.content)
+    return document.content
 
 
 def document_out(document: GeneratedDocument, user_id: int) -> dict:

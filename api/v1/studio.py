@@ -7,7 +7,7 @@ from datetime import datetime
 
 from django.http import FileResponse, HttpResponse
 from django.shortcuts import get_object_or_404
-from ninja import Field, Router, Schema, Status
+from ninja import Field, Query, Router, Schema, Status
 
 from api.auth import WRITE, ApiRequest
 from api.errors import BILLED, COMMON, ApiError, ErrorOut
@@ -17,6 +17,7 @@ from api.v1.schemas import (
     DocumentIn,
     DocumentOut,
     citation_out,
+    document_content,
     document_out,
 )
 from generation.documents.kinds import kind_module
@@ -114,11 +115,21 @@ def add_document(request: ApiRequest, notebook_id: int, payload: DocumentIn) -> 
     response={200: DocumentDetailOut, **COMMON},
     summary="A document: its status, and once ready its data and citations",
 )
-def read_document(request: ApiRequest, notebook_id: int, document_id: int) -> dict:
+def read_document(
+    request: ApiRequest,
+    notebook_id: int,
+    document_id: int,
+    answers: bool = Query(
+        False,
+        description="a quiz: include each question's answer and explanation (an answer "
+        "key); without, they are left out as the page leaves them until a question is "
+        "answered (POST …/quiz/{number})",
+    ),
+) -> dict:
     document = _document(request, notebook_id, document_id)
     return {
         **document_out(document, request.user.pk),
-        "content": document.content if isinstance(document.content, dict) else None,
+        "content": document_content(document, answers=answers),
         "citations": [citation_out(cited) for cited in document.citations.all()],
     }
 
