@@ -22,7 +22,7 @@ from api import answers
 from api.auth import ApiRequest, token_user
 from api.errors import ApiError
 from api.v1.common import billed
-from api.v1.schemas import citation_out, document_out, source_out
+from api.v1.schemas import citation_out, document_content, document_out, source_out
 from billing.services import CreditSpent, credit_spent_message, usage_for
 from generation.documents.models import GeneratedDocument
 from generation.documents.services import request_document
@@ -276,7 +276,8 @@ async def make_studio_document(
 
 @server.tool()
 async def document_status(notebook_id: int, document_id: int, ctx: Context) -> dict[str, Any]:
-    """A studio document's status; once ready, its content (with [n]) and citations."""
+    """A studio document's status; once ready, its content (with [n]) and citations. A
+    quiz comes without its answers (each question is checked by the API's quiz route)."""
 
     def work(request: ApiRequest) -> dict[str, Any]:
         notebook = _notebook(request, notebook_id)
@@ -284,7 +285,7 @@ async def document_status(notebook_id: int, document_id: int, ctx: Context) -> d
         return _plain(
             {
                 **document_out(document, request.user.pk),
-                "content": document.content,
+                "content": document_content(document),
                 "citations": [citation_out(cited) for cited in document.citations.all()],
             }
         )

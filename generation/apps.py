@@ -7,12 +7,23 @@ GAVE_UP = (
 )
 
 
+# What a slide revision says once its job's runs are spent.
+REVISION_GAVE_UP = (
+    "Revising the slide stopped before it finished, %(attempts)s times (the worker was "
+    "stopped or the database was unreachable). Ask again to try again."
+)
+
+
 class GenerationConfig(AppConfig):
     name = "generation"
 
     def ready(self) -> None:
         from citations.lookup import register
-        from generation.documents.models import DocumentCitation, GeneratedDocument
+        from generation.documents.models import (
+            DocumentCitation,
+            GeneratedDocument,
+            SlideRevision,
+        )
         from ops import recovery
 
         recovery.register(
@@ -22,6 +33,15 @@ class GenerationConfig(AppConfig):
                 model=GeneratedDocument,
                 name="document",
                 gave_up=GAVE_UP,
+            )
+        )
+        recovery.register(
+            recovery.Work(
+                task_name="generation.tasks.revise_slide",
+                argument="revision_id",
+                model=SlideRevision,
+                name="slide revision",
+                gave_up=REVISION_GAVE_UP,
             )
         )
         # A studio document is read by every reader of its notebook (sharing/access.py), so

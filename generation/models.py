@@ -4,6 +4,6 @@ in citations/models.py."""
 
 from __future__ import annotations
 
-from generation.documents.models import DocumentCitation, GeneratedDocument
+from generation.documents.models import DocumentCitation, GeneratedDocument, SlideRevision
 
-__all__ = ["DocumentCitation", "GeneratedDocument"]
+__all__ = ["DocumentCitation", "GeneratedDocument", "SlideRevision"]

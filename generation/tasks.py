@@ -5,7 +5,7 @@ from procrastinate import JobContext
 from procrastinate.contrib.django import app
 
 from generation.documents import services
-from generation.documents.models import GeneratedDocument
+from generation.documents.models import GeneratedDocument, SlideRevision
 from ops.database import wait_for_database
 from ops.jobs import TRANSIENT_RETRY
 
@@ -20,4 +20,14 @@ def generate_document(context: JobContext, *, document_id: int) -> None:
         return  # deleted while it waited in the queue
     services.generate_document(
         document_id=document_id, raise_transient=TRANSIENT_RETRY.retries_left(context.job)
+    )
+
+
+@app.task(queue="generate", retry=TRANSIENT_RETRY, pass_context=True)
+def revise_slide(context: JobContext, *, revision_id: int) -> None:
+    wait_for_database(seconds=settings.DATABASE_WAIT_SECONDS)
+    if not SlideRevision.objects.filter(pk=revision_id).exists():
+        return  # its deck was deleted while it waited in the queue
+    services.revise_slide(
+        revision_id=revision_id, raise_transient=TRANSIENT_RETRY.retries_left(context.job)
     )

@@ -19,6 +19,7 @@ urlpatterns = [
     path("<int:document_id>/slides.pdf", views.deck_file, {"suffix": "pdf"}, name="pdf"),
     path("<int:document_id>/overview.mp4", views.video, name="video"),
     path("<int:document_id>/slides/<int:number>/revise/", views.revise, name="revise"),
+    path("<int:document_id>/revisions/<int:revision_id>/", views.revision, name="revision"),
     path("<int:document_id>/quiz/<int:number>/", views.quiz_answer, name="quiz_answer"),
     path("<int:document_id>/citations/<int:citation_id>/", views.citation, name="citation"),
 ]

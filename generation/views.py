@@ -19,7 +19,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from billing.decorators import credit_required
-from generation.documents.models import DocumentCitation, GeneratedDocument
+from generation.documents.models import DocumentCitation, GeneratedDocument, SlideRevision
 from generation.documents.services import (
     DocumentBusy,
     NoSuchQuestion,
@@ -28,8 +28,8 @@ from generation.documents.services import (
     delete_document,
     document_svg,
     request_document,
+    request_slide_revision,
     retry_document,
-    revise_slide,
 )
 from generation.documents.services import table_csv as make_table_csv
 from limits.decorators import rate_limited
@@ -107,8 +107,12 @@ def create(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
 @require_GET
 def document(request: HtmxHttpRequest, notebook_id: int, document_id: int) -> HttpResponse:
     notebook, shown = _get_document(request, notebook_id, document_id)
-    # A slide is revised by the chat model: without one, the page offers no revision.
-    context = {"notebook": notebook, "document": shown, "chat_model": chat_available()}
+    context = {
+        "notebook": notebook,
+        "document": shown,
+        "chat_model": chat_available(),
+        "may_revise": _may_revise(request, notebook, shown),
+    }
     if request.htmx and request.GET.get("part") == "status":  # polled while it is made
         response = render(request, "generation/document.html#status", context)
         if shown.is_finished:
@@ -236,6 +240,37 @@ def video(request: HtmxHttpRequest, notebook_id: int, document_id: int) -> FileR
     return _media(request, shown, shown.video, "video/mp4", "mp4")
 
 
+def _may_revise(request: HtmxHttpRequest, notebook: Notebook, shown: GeneratedDocument) -> bool:
+    """A slide is revised by the chat model (without one, the page offers no revision), by
+    whoever may manage the deck."""
+    return (
+        shown.kind == GeneratedDocument.Kind.SLIDES
+        and getattr(notebook, "role", "") != Role.VIEWER
+        and access.may_manage_document(request.user, notebook, shown)
+        and chat_available()
+    )
+
+
+def _revision_part(
+    request: HtmxHttpRequest,
+    notebook: Notebook,
+    shown: GeneratedDocument,
+    number: int,
+    revision: SlideRevision | None,
+    *,
+    error: str = "",
+) -> HttpResponse:
+    context = {
+        "error": error,
+        "notebook": notebook,
+        "document": shown,
+        "number": number,
+        "revision": revision,
+        "may_revise": _may_revise(request, notebook, shown),
+    }
+    return render(request, "generation/_slide_revision.html", context)
+
+
 @login_required
 @require_POST
 @credit_required
@@ -243,10 +278,12 @@ def video(request: HtmxHttpRequest, notebook_id: int, document_id: int) -> FileR
 def revise(
     request: HtmxHttpRequest, notebook_id: int, document_id: int, number: int
 ) -> HttpResponse:
-    """One slide of a deck rewritten as the person asks; the rest of the deck stays."""
+    """Queue one slide of a deck to be rewritten as the person asks; the slide says
+    "revising…" until a worker has done it (`revision`), the rest of the deck stays."""
     notebook, shown = _get_document(request, notebook_id, document_id, manage=True)
+    revision = None
     try:
-        revise_slide(
+        revision = request_slide_revision(
             document=shown,
             number=number,
             instruction=request.POST.get("instruction", ""),
@@ -255,11 +292,28 @@ def revise(
     except NoSuchSlide as exc:
         raise Http404(str(exc)) from exc
     except UserFacingError as exc:
+        if request.htmx:
+            return _revision_part(request, notebook, shown, number, None, error=str(exc))
         messages.error(request, str(exc))
-    else:
-        messages.success(request, _("Slide %(number)s revised.") % {"number": number})
+    if request.htmx:
+        return _revision_part(request, notebook, shown, number, revision)
     url = reverse("studio:document", args=[notebook.pk, shown.pk]) + f"#slide-{number}"
-    return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+    return redirect(url)
+
+
+@login_required
+@require_GET
+def revision(
+    request: HtmxHttpRequest, notebook_id: int, document_id: int, revision_id: int
+) -> HttpResponse:
+    """A slide's revision, polled by its slide while it is under way; once the slide is
+    revised the page loads again to show it."""
+    notebook, shown = _get_document(request, notebook_id, document_id)
+    asked = get_object_or_404(SlideRevision, pk=revision_id, document=shown)
+    if request.htmx and asked.status == SlideRevision.Status.READY:
+        url = reverse("studio:document", args=[notebook.pk, shown.pk]) + f"#slide-{asked.number}"
+        return HttpResponseClientRedirect(url)
+    return _revision_part(request, notebook, shown, asked.number, asked)
 
 
 @login_required

@@ -42,16 +42,19 @@ def source_name(source: Source) -> str:
 
 
 def source_progress(source: Source) -> str:
-    """Where a source stands, saying what its numbers count (pages or chunks)."""
-    if source.status != Source.Status.PROCESSING:
+    """Where a source stands, saying what its numbers count (pages or chunks). A ready
+    source still has a stage while its summary, guide and vectors are made."""
+    ready = source.status == Source.Status.READY
+    if not (source.status == Source.Status.PROCESSING or (ready and source.stage)):
         return str(source.status)
+    state = "ready, searchable by its words" if ready else "processing"
     done, total = source.progress_done, source.progress_total
     stage = source.stage
     if stage in {Source.Stage.READING, Source.Stage.READING_IMAGES} and total:
-        # The count is of every page; only the latest was read as an image (OCR or vision).
-        how = f", page {done} as an image" if stage == Source.Stage.READING_IMAGES else ""
-        return f"processing: read {done}/{total} pages{how}"
+        # The pages without a text layer are read last, as images (OCR or vision).
+        how = "; reading pages as images" if stage == Source.Stage.READING_IMAGES else ""
+        return f"{state}: read {done}/{total} pages{how}"
     if stage == Source.Stage.EMBEDDING and total:
-        return f"processing: embedded {done}/{total} chunks"
+        return f"{state}: embedded {done}/{total} chunks"
     label = Source.Stage(stage).label.lower() if stage else "starting"
-    return f"processing: {label}"
+    return f"{state}: {label}"

@@ -54,8 +54,12 @@ class Source(BackgroundWork):
         READING = "reading", _("Reading")
         READING_IMAGES = "reading_images", _("Reading pages as images")
         TRANSCRIBING = "transcribing", _("Transcribing")
-        EMBEDDING = "embedding", _("Embedding")
+        # After the last page: the passages cut into chunks and written with their words'
+        # index, then (ready, searched by its words) the summary, the guide, the vectors.
+        INDEXING = "indexing", _("Indexing its words")
         SUMMARIZING = "summarizing", _("Writing the summary")
+        WRITING_GUIDE = "writing_guide", _("Writing the guide")
+        EMBEDDING = "embedding", _("Embedding")
 
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="sources"
@@ -84,7 +88,7 @@ class Source(BackgroundWork):
     language = models.CharField(max_length=8, blank=True)
     search_config = models.CharField(max_length=40, default="simple")
     # Pages read while reading a PDF, chunks while embedding; "" once the source is
-    # finished (and its summary written).
+    # finished (its summary, guide and vectors made).
     stage = models.CharField(max_length=20, choices=Stage.choices, blank=True)
     # A paragraph about the source for generated documents and the admin, never for answers
     # (ingest/summaries.py). Made after the chunks; failing to make it fails nothing.
@@ -123,10 +127,10 @@ class Source(BackgroundWork):
 
     @property
     def is_finished(self) -> bool:
-        """Failed, or ready with every chunk embedded. A source whose vectors are still being
-        made is ready (searched by its words) but not finished."""
+        """Failed, or ready with its summary, guide and every chunk's vector made. A source
+        still at one of those is ready (searched by its words) but not finished."""
         if self.status == self.Status.READY:
-            return self.stage != self.Stage.EMBEDDING
+            return self.stage == self.Stage.NONE
         return self.status == self.Status.FAILED
 
     def fail(self, message: Text | str, *, read: bool = False) -> None:

@@ -1,5 +1,5 @@
 """The chat's memory commands, answered without a model call: /remember, /forget,
-/memory, /memory clear and /help (and their German names). A message is a command only
+/memory, /memory clear [all] and /help (and their German names). A message is a command only
 when it starts with one of these words: any other text, "/etc/hosts" too, is a question."""
 
 from __future__ import annotations
@@ -29,6 +29,8 @@ NAMES = {
     "/hilfe": HELP,
 }
 CLEAR_WORDS = {"clear", "löschen", "leeren"}
+# "/memory clear all": the facts for all notebooks go too.
+ALL_WORDS = {"all", "alle", "alles"}
 
 
 @dataclass(frozen=True)
@@ -64,25 +66,52 @@ def run(command: Command, *, user: User, notebook: Notebook) -> str:
         fact.delete()
         return _("Forgotten: “%(fact)s”.") % {"fact": fact.text}
     if command.name == MEMORY:
-        if command.argument.casefold() in CLEAR_WORDS:
-            count = services.forget_all(user=user, notebook=notebook)
-            if not count:
-                return _("Nothing was remembered here, so nothing was forgotten.")
-            return ngettext(
-                "Forgot the %(count)s remembered fact that applied here.",
-                "Forgot all %(count)s remembered facts that applied here.",
-                count,
-            ) % {"count": count}
+        words = command.argument.casefold().split()
+        if (
+            words
+            and words[0] in CLEAR_WORDS
+            and (len(words) == 1 or (len(words) == 2 and words[1] in ALL_WORDS))
+        ):
+            return _clear(user=user, notebook=notebook, everywhere=len(words) == 2)
         if command.argument:
             raise MemoryRefused(
                 _(
                     "“/memory %(words)s” is not a command: /memory lists the remembered facts, "
-                    "/memory clear forgets them all."
+                    "/memory clear forgets this notebook's, /memory clear all those for all "
+                    "your notebooks too."
                 )
                 % {"words": command.argument}
             )
         return listing(user=user, notebook=notebook)
     return help_text()
+
+
+def _clear(*, user: User, notebook: Notebook, everywhere: bool) -> str:
+    count = services.forget_all(user=user, notebook=notebook, everywhere=everywhere)
+    if everywhere:
+        if not count:
+            return _("Nothing was remembered here, so nothing was forgotten.")
+        return ngettext(
+            "Forgot the %(count)s remembered fact that applied here.",
+            "Forgot all %(count)s remembered facts that applied here.",
+            count,
+        ) % {"count": count}
+    kept = services.facts_for(user=user, notebook=notebook).count()
+    if not count:
+        said = _("Nothing was remembered for this notebook alone, so nothing was forgotten.")
+    else:
+        said = ngettext(
+            "Forgot the %(count)s fact remembered for this notebook.",
+            "Forgot the %(count)s facts remembered for this notebook.",
+            count,
+        ) % {"count": count}
+    if kept:
+        said += " " + ngettext(
+            "The %(count)s fact for all your notebooks stays; /memory clear all forgets it too.",
+            "The %(count)s facts for all your notebooks stay; /memory clear all forgets them too.",
+            kept,
+        ) % {"count": kept}
+    return said
 
 
 def listing(*, user: User, notebook: Notebook) -> str:
@@ -96,7 +125,12 @@ def listing(*, user: User, notebook: Notebook) -> str:
     for number, fact in enumerate(facts, start=1):
         where = _("this notebook") if fact.notebook_id else _("all your notebooks")
         lines.append(f"{number}. {fact.text} ({where})")
-    lines.append(_("/forget 2 forgets the second; /memory clear forgets them all."))
+    lines.append(
+        _(
+            "/forget 2 forgets the second; /memory clear forgets this notebook's, /memory "
+            "clear all every one listed."
+        )
+    )
     return "\n".join(lines)
 
 
@@ -110,7 +144,8 @@ def help_text() -> str:
             ),
             _("/forget <number or words> — forget one remembered fact"),
             _("/memory — list the remembered facts, with their numbers"),
-            _("/memory clear — forget every fact remembered here"),
+            _("/memory clear — forget the facts remembered for this notebook"),
+            _("/memory clear all — also forget those for all your notebooks"),
             _("/help — this list"),
             _(
                 "Remembered facts go to the model as what you told Loupe, never as a source: "

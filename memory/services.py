@@ -127,11 +127,21 @@ def find_fact(*, user: User, notebook: Notebook, which: str) -> Memory:
     return holding[0][1]
 
 
-def forget_all(*, user: User, notebook: Notebook) -> int:
-    """Forget every fact that applies in the notebook (its own and those for all notebooks,
-    as /memory lists them); how many were forgotten."""
-    deleted, _by_model = facts_for(user=user, notebook=notebook).delete()
+def forget_all(*, user: User, notebook: Notebook, everywhere: bool = False) -> int:
+    """Forget the facts remembered for this notebook; with `everywhere`, also those for all
+    of the person's notebooks (every fact /memory lists here). How many were forgotten."""
+    facts = (
+        facts_for(user=user, notebook=notebook)
+        if everywhere
+        else facts_here(user=user, notebook=notebook)
+    )
+    deleted, _by_model = facts.delete()
     return deleted
+
+
+def facts_here(*, user: User, notebook: Notebook) -> QuerySet[Memory]:
+    """The facts remembered for this notebook alone."""
+    return Memory.objects.filter(notebook=notebook, user=user)
 
 
 def facts_to_give(*, user: User, notebook: Notebook) -> list[str]:

@@ -243,9 +243,12 @@ def _settle_unfinished(work: Work, recovered: Recovered, ids: Sequence[int] | No
     held = {
         args.get(work.argument) for args in live_jobs(work.task_name).values_list("args", flat=True)
     }
-    # A source read and searchable by its words whose embedding stopped with its job is
-    # unfinished too (ingest/services/pipeline.py); the other kinds of work have no such stage.
-    still_embedding = Q(status=model.Status.READY, stage="embedding")
+    # A source read and searchable by its words whose summary, guide or embedding stopped
+    # with its job is unfinished too (ingest/services/pipeline.py); the other kinds of work
+    # have no such stages.
+    still_embedding = Q(
+        status=model.Status.READY, stage__in=["summarizing", "writing_guide", "embedding"]
+    )
     pending = Q(status__in=unfinished) | still_embedding
     candidates = model.objects.filter(pending).exclude(pk__in=held)
     if ids is not None:

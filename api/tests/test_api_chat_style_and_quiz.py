@@ -100,3 +100,24 @@ def test_no_such_question_an_answer_of_the_wrong_form_and_a_report_are_refused(
     wrong_form = _check(api, quiz, 1, "95 cm")
     assert wrong_form.status_code == 422 and wrong_form.json()["field"] == "body.answer"
     assert _check(api, report, 1, "1").status_code == 404
+
+
+def test_a_quiz_is_read_without_its_answers_unless_they_are_asked_for(api, quiz):
+    url = f"/api/v1/notebooks/{quiz.notebook_id}/documents/{quiz.pk}"
+
+    shown = api.get(url).json()["content"]
+    key = api.get(url, {"answers": "true"}).json()["content"]
+
+    # As the page: the questions and their options, nothing that gives an answer away.
+    assert shown["questions"] == [
+        {
+            "type": "multiple_choice",
+            "question": "How tall is a grey heron?",
+            "options": ["50 cm", "95 cm", "2 m"],
+        },
+        {"type": "short_answer", "question": "What are heron colonies called?"},
+    ]
+    assert "heronries" not in str(shown) and "95 cm tall" not in str(shown)
+    assert key == QUIZ
+    quiz.refresh_from_db()
+    assert quiz.content == QUIZ  # nothing stored was changed

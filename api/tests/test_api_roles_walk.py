@@ -41,6 +41,14 @@ RIGHTS = {
     # An answer in the owner's posted conversation, saved to a note of one's own.
     ("post", "/api/v1/notebooks/{notebook_id}/messages/{message_id}/note"): "editor",
     ("post", "/api/v1/notebooks/{notebook_id}/documents/{document_id}/retry"): "maker",
+    (
+        "post",
+        "/api/v1/notebooks/{notebook_id}/documents/{document_id}/slides/{number}/revisions",
+    ): "maker",
+    (
+        "get",
+        "/api/v1/notebooks/{notebook_id}/documents/{document_id}/revisions/{revision_id}",
+    ): "viewer",
     ("get", "/api/v1/notebooks/{notebook_id}/notes"): "viewer",
     ("post", "/api/v1/notebooks/{notebook_id}/notes"): "editor",
     ("get", "/api/v1/notebooks/{notebook_id}/notes/{note_id}"): "author",
@@ -132,6 +140,7 @@ def _url(path: str, world) -> str:
         membership_id=world.membership.pk,
         message_id=world.message.pk,
         memory_id=world.memory.pk,
+        revision_id=world.revision.pk,
         page=1,
         number=1,
     )

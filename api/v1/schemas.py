@@ -9,6 +9,7 @@ from typing import Literal
 from ninja import Field, Schema
 
 from citations.models import CitedPassage
+from generation.documents.kinds import quiz
 from generation.documents.models import GeneratedDocument
 from library.models import Source
 from notebooks.models import Message, Note, Notebook
@@ -34,7 +35,12 @@ class SourceOut(Schema):
     title: str
     kind: str
     status: str
-    stage: str
+    stage: str = Field(
+        description="what the worker is doing: fetching, reading, reading_images, "
+        "transcribing, indexing; once ready (searchable by its words) summarizing, "
+        'writing_guide, embedding; "" when nothing is left to do'
+    )
+    stage_label: str = Field(description="the stage in words, in the request's language")
     progress_done: int
     progress_total: int
     error: str
@@ -240,6 +246,7 @@ def source_out(source: Source, *, ticked: bool = True) -> dict:
         "kind": source.kind,
         "status": source.status,
         "stage": source.stage,
+        "stage_label": str(source.get_stage_display()) if source.stage else "",
         "progress_done": source.progress_done,
         "progress_total": source.progress_total,
         "error": source.error,
@@ -293,6 +300,15 @@ def note_out(note: Note, user_id: int) -> dict:
         "updated_at": note.updated_at,
         "citations": [citation_out(cited) for cited in note.citations.all()],
     }
+
+
+def document_content(document: GeneratedDocument, *, answers: bool = False) -> dict | None:
+    """A document's data; a quiz's without its answers unless they are asked for."""
+    if not isinstance(document.content, dict):
+        return None
+    if document.kind == GeneratedDocument.Kind.QUIZ and not answers:
+        return quiz.without_answers(document.content)
+    return document.content
 
 
 def document_out(document: GeneratedDocument, user_id: int) -> dict:

@@ -3,9 +3,11 @@ and their files (Markdown, CSV, SVG, MP3, a deck's PPTX and PDF, a video's MP4).
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.http import FileResponse, HttpResponse
 from django.shortcuts import get_object_or_404
-from ninja import Field, Router, Schema, Status
+from ninja import Field, Query, Router, Schema, Status
 
 from api.auth import WRITE, ApiRequest
 from api.errors import BILLED, COMMON, ApiError, ErrorOut
@@ -15,24 +17,29 @@ from api.v1.schemas import (
     DocumentIn,
     DocumentOut,
     citation_out,
+    document_content,
     document_out,
 )
 from generation.documents.kinds import kind_module
-from generation.documents.models import GeneratedDocument
+from generation.documents.models import GeneratedDocument, SlideRevision
 from generation.documents.services import (
     DocumentBusy,
     NoSourceChosen,
     NoSuchQuestion,
+    NoSuchSlide,
+    RevisionBusy,
     check_quiz_answer,
     delete_document,
     document_svg,
     request_document,
+    request_slide_revision,
     retry_document,
 )
 from generation.documents.services import table_csv as make_table_csv
 from retrieval.chosen_sources import source_choice
 from sharing import access
 from sharing.models import Role
+from texts import shown
 from texts.errors import UserFacingError
 
 router = Router(tags=["studio"])
@@ -108,11 +115,21 @@ def add_document(request: ApiRequest, notebook_id: int, payload: DocumentIn) -> 
     response={200: DocumentDetailOut, **COMMON},
     summary="A document: its status, and once ready its data and citations",
 )
-def read_document(request: ApiRequest, notebook_id: int, document_id: int) -> dict:
+def read_document(
+    request: ApiRequest,
+    notebook_id: int,
+    document_id: int,
+    answers: bool = Query(
+        False,
+        description="a quiz: include each question's answer and explanation (an answer "
+        "key); without, they are left out as the page leaves them until a question is "
+        "answered (POST …/quiz/{number})",
+    ),
+) -> dict:
     document = _document(request, notebook_id, document_id)
     return {
         **document_out(document, request.user.pk),
-        "content": document.content if isinstance(document.content, dict) else None,
+        "content": document_content(document, answers=answers),
         "citations": [citation_out(cited) for cited in document.citations.all()],
     }
 
@@ -256,6 +273,75 @@ def retry(request: ApiRequest, notebook_id: int, document_id: int) -> Status:
     except DocumentBusy as exc:
         raise ApiError(409, "document_busy", str(exc)) from exc
     return Status(202, document_out(document, request.user.pk))
+
+
+class RevisionIn(Schema):
+    instruction: str = Field(
+        ..., min_length=1, max_length=500, description='how to revise it, e.g. "shorter"'
+    )
+
+
+class RevisionOut(Schema):
+    id: int
+    number: int = Field(description="the slide, from 1")
+    instruction: str
+    status: str = Field(description="queued, processing, ready (the slide is revised), failed")
+    stage: str = Field(description='revising, rendering, indexing; "" when done')
+    error: str = Field(description="why it failed (the slide stays as it was)")
+    created_at: datetime
+    updated_at: datetime
+
+
+def _revision_out(revision: SlideRevision) -> dict:
+    return {
+        "id": revision.pk,
+        "number": revision.number,
+        "instruction": revision.instruction,
+        "status": revision.status,
+        "stage": revision.stage,
+        "error": shown(revision.error, revision.error_i18n),
+        "created_at": revision.created_at,
+        "updated_at": revision.updated_at,
+    }
+
+
+@router.post(
+    "/notebooks/{notebook_id}/documents/{document_id}/slides/{number}/revisions",
+    response={202: RevisionOut, 409: ErrorOut, **BILLED},
+    auth=WRITE,
+    summary="Revise one slide of a deck (queued; poll the revision's status)",
+)
+def revise_slide(
+    request: ApiRequest, notebook_id: int, document_id: int, number: int, payload: RevisionIn
+) -> Status:
+    notebook = get_notebook(request, notebook_id, Role.EDITOR)
+    document = get_object_or_404(GeneratedDocument, pk=document_id, notebook=notebook)
+    if not access.may_manage_document(request.user, notebook, document):
+        raise ApiError(403, "forbidden", "Only whoever made it, or the notebook's owner, can.")
+    billed(request, "generate")
+    try:
+        revision = request_slide_revision(
+            document=document, number=number, instruction=payload.instruction, user=request.user
+        )
+    except NoSuchSlide as exc:
+        raise ApiError(404, "not_found", str(exc)) from exc
+    except RevisionBusy as exc:
+        raise ApiError(409, "revision_busy", str(exc)) from exc
+    except UserFacingError as exc:
+        raise ApiError(422, "invalid_revision", str(exc), "body") from exc
+    return Status(202, _revision_out(revision))
+
+
+@router.get(
+    "/notebooks/{notebook_id}/documents/{document_id}/revisions/{revision_id}",
+    response={200: RevisionOut, **COMMON},
+    summary="A slide revision's status; once ready, the deck holds the revised slide",
+)
+def read_revision(
+    request: ApiRequest, notebook_id: int, document_id: int, revision_id: int
+) -> dict:
+    document = _document(request, notebook_id, document_id)
+    return _revision_out(get_object_or_404(SlideRevision, pk=revision_id, document=document))
 
 
 class QuizAnswerIn(Schema):

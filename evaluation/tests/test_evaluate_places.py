@@ -63,6 +63,21 @@ def test_places_mode_scores_quotes_places_and_retrieval_per_kind(fake_openai, se
     assert not Notebook.objects.exists()
 
 
+def test_places_mode_prints_a_line_per_kind_and_the_questions_it_missed(
+    fake_openai, settings, place_set
+):
+    settings.CHAT_MODEL = ""
+    questions, docs = place_set
+
+    printed = run("--places", str(questions), "--docs", str(docs)).splitlines()
+
+    pptx = next(line for line in printed if line.startswith("pptx: "))
+    assert pptx.startswith("pptx: 2 questions; place retrieved @1 ")
+    assert pptx.endswith("quote found 1/2, at its place 1/2")
+    assert any(line.startswith("  s-2: where ") and "retrieved" in line for line in printed)
+    assert any(line.startswith("docx: 1 questions; place retrieved") for line in printed)
+
+
 def test_places_and_pages_run_apart(place_set):
     questions, docs = place_set
 

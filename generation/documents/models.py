@@ -132,3 +132,34 @@ class DocumentCitation(CitedPassage):
         constraints = [
             models.UniqueConstraint(fields=["document", "n"], name="document_citation_unique_n")
         ]
+
+
+class SlideRevision(BackgroundWork):
+    """One slide of a ready deck rewritten by the chat model as a person asked, by a worker
+    (status, stage, error: library/background_work.py): the page shows the slide "revising…"
+    until it is done, and the reason on the slide when it failed. The deck stays ready
+    meanwhile; the revised slide replaces the old one when the model's reply is accepted."""
+
+    class Stage(models.TextChoices):
+        NONE = "", _("None")
+        REVISING = "revising", _("Revising the slide")
+        RENDERING = "rendering", _("Drawing the exports")
+        INDEXING = "indexing", _("Indexing")
+
+    document = models.ForeignKey(
+        GeneratedDocument, on_delete=models.CASCADE, related_name="slide_revisions"
+    )
+    number = models.PositiveIntegerField()  # 1-based, as the page numbers slides
+    instruction = models.CharField(max_length=500)
+    # Who asked, and pays for the model call.
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="slide_revisions"
+    )
+    stage = models.CharField(max_length=20, choices=Stage.choices, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"slide {self.number} of {self.document}"

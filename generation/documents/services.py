@@ -31,7 +31,7 @@ from generation.documents.inputs import (
 )
 from generation.documents.kinds import KINDS, WITHOUT_A_MODEL, kind_module
 from generation.documents.markers import cite
-from generation.documents.models import DocumentCitation, GeneratedDocument
+from generation.documents.models import DocumentCitation, GeneratedDocument, SlideRevision
 from generation.documents.structured import InvalidOutput, generate_json, parse
 from language.tokens import estimate_tokens
 from library.languages import LANGUAGE_NAMES, detect_language
@@ -41,8 +41,7 @@ from notebooks.models import Notebook
 from ops import recovery
 from ops.jobs import run_background_work
 from providers.chat import chat_available
-from providers.errors import ProviderError
-from texts import Text, assign, message_of, translated
+from texts import Text, assign, message_of
 from texts.errors import UserFacingError
 
 logger = logging.getLogger(__name__)
@@ -486,24 +485,27 @@ class NoSuchSlide(UserFacingError):
     """The deck has no slide of that number."""
 
 
+class RevisionBusy(UserFacingError):
+    """A slide of the deck is being revised already."""
+
+
 REVISION_MAX_CHARS = 500
 REVISION_OUTPUT_TOKENS = 700  # one slide of five bullets and its notes, with room to spare
 
 
-def revise_slide(
+def request_slide_revision(
     *, document: GeneratedDocument, number: int, instruction: str, user: User
-) -> GeneratedDocument:
-    """Slide `number` (1-based) of a ready deck rewritten by the chat model as `instruction`
-    asks ("shorter", "add the figures"), from the passages the deck cites; the other slides
-    stay as they are. The new slide is checked as a deck's are (bullets no passage supports
-    left out and counted); its exports and searchable copy are made again. UserFacingError
-    for no such slide, no instruction, no chat model, or a reply invalid twice."""
-    from generation.documents.kinds import slides
+) -> SlideRevision:
+    """Queue slide `number` (1-based) of a ready deck to be rewritten as `instruction` asks
+    ("shorter", "add the figures"), by a worker (`revise_slide`): the model's reply can
+    take a minute, which no web request should wait for. One revision of a deck at a time:
+    each remakes the deck's exports. UserFacingError for no such slide, no instruction, no
+    chat model, or a revision of the deck under way."""
+    from generation.tasks import revise_slide as task
 
     if document.kind != GeneratedDocument.Kind.SLIDES or document.status != "ready":
         raise UserFacingError(_("Only a ready slide deck has slides to revise."))
-    deck = document.data
-    if not 1 <= number <= len(deck.get("slides") or []):
+    if not 1 <= number <= len(document.data.get("slides") or []):
         raise NoSuchSlide(_("The deck has no slide %(number)s.") % {"number": number})
     instruction = " ".join(instruction.split())
     if not instruction:
@@ -517,6 +519,70 @@ def revise_slide(
     if not chat_available():
         raise UserFacingError(
             _("Revising a slide needs a chat model; Loupe has none configured or running.")
+        )
+    with transaction.atomic():
+        # The deck's row lock makes two requests at once take turns here.
+        GeneratedDocument.objects.select_for_update().get(pk=document.pk)
+        under_way = SlideRevision.objects.filter(
+            document=document,
+            status__in=[SlideRevision.Status.QUEUED, SlideRevision.Status.PROCESSING],
+        )
+        busy = [each for each in under_way if recovery.is_held(each)]
+        if busy:
+            raise RevisionBusy(
+                _("Slide %(number)s of this deck is being revised; try again when it is done.")
+                % {"number": busy[0].number}
+            )
+        revision = SlideRevision.objects.create(
+            document=document, number=number, instruction=instruction, requested_by=user
+        )
+        task.defer(revision_id=revision.pk)
+    return revision
+
+
+def revise_slide(*, revision_id: int, raise_transient: bool = False) -> SlideRevision:
+    """The worker's part of a revision: the slide rewritten by the chat model from the
+    passages the deck cites, billed to whoever asked; the other slides stay as they are. The
+    new slide is checked as a deck's are (bullets no passage supports left out and
+    counted); its exports and searchable copy are made again. A reply invalid twice, or a
+    deck no longer there to revise, fails the revision with the reason and leaves the slide
+    as it was; a transient model error (with `raise_transient`) queues it again."""
+    with transaction.atomic():
+        revision = (
+            SlideRevision.objects.select_for_update()
+            .select_related("document", "requested_by")
+            .get(pk=revision_id)
+        )
+        if revision.is_finished:  # a job run twice (a stalled worker's job retried)
+            return revision
+        revision.start(SlideRevision.Stage.REVISING)
+
+    def run() -> None:
+        with usage_for(notebook_id=revision.document.notebook_id):
+            _revise(revision)
+
+    run_background_work(
+        revision,
+        run,
+        raise_transient=raise_transient,
+        failures=(GenerationFailed,),
+        unexpected=lambda error: Text(
+            "Revising the slide failed unexpectedly (%(error)s).", error=error
+        ),
+    )
+    return revision
+
+
+def _revise(revision: SlideRevision) -> None:
+    from generation.documents.kinds import slides
+
+    document, number = revision.document, revision.number
+    deck = document.data
+    if document.status != "ready" or not 1 <= number <= len(deck.get("slides") or []):
+        raise GenerationFailed(Text("The deck changed meanwhile: it has no slide to revise."))
+    if not chat_available():
+        raise GenerationFailed(
+            Text("Revising a slide needs a chat model; Loupe has none configured or running.")
         )
     cited = list(document.citations.select_related("chunk__source").order_by("n"))
     languages = {each.chunk.source.language for each in cited if each.chunk is not None}
@@ -533,7 +599,7 @@ def revise_slide(
     system = slides.REVISE_INSTRUCTIONS + (f"\n\nWrite in {where}." if where else "")
     material = (
         f"The deck: {deck['title']}\n\nSlide {number} now:\n"
-        f"{json.dumps(current, ensure_ascii=False)}\n\nRevise it: {instruction}\n\n"
+        f"{json.dumps(current, ensure_ascii=False)}\n\nRevise it: {revision.instruction}\n\n"
         "Passages:\n\n" + "\n\n".join(blocks)
     )
 
@@ -548,21 +614,18 @@ def revise_slide(
         accepted.data = accepted.data["slides"][0]
         return accepted
 
-    with usage_for(notebook_id=document.notebook_id):
-        try:
-            reply = generate_json(
-                system=system,
-                material=material,
-                schema=slides.slide_schema(),
-                name="slide",
-                user=user,
-                accept=take,
-                passages=len(passages),
-                max_tokens=REVISION_OUTPUT_TOKENS,
-                deadline=Deadline(),
-            )
-        except (GenerationFailed, ProviderError) as exc:
-            raise UserFacingError(translated(message_of(exc))) from exc
+    reply = generate_json(
+        system=system,
+        material=material,
+        schema=slides.slide_schema(),
+        name="slide",
+        user=revision.requested_by,
+        accept=take,
+        passages=len(passages),
+        max_tokens=REVISION_OUTPUT_TOKENS,
+        deadline=Deadline(),
+    )
+    revision.report_progress(stage=SlideRevision.Stage.RENDERING)
     revised = {**deck, "slides": list(deck["slides"])}
     revised["slides"][number - 1] = reply.data.data
     _export_deck(document, revised, places)
@@ -571,8 +634,11 @@ def revise_slide(
         document.unsupported_dropped += reply.data.dropped
         document.stage = GeneratedDocument.Stage.INDEXING
         document.save()
+    revision.report_progress(stage=SlideRevision.Stage.INDEXING)
     _index(document)
-    return document
+    revision.status = SlideRevision.Status.READY
+    revision.stage = SlideRevision.Stage.NONE
+    revision.save(update_fields=["status", "stage", "updated_at"])
 
 
 def _index(document: GeneratedDocument) -> None:

@@ -9,7 +9,7 @@ from django.utils.translation import get_language_info
 
 from citations.models import CitedPassage
 from generation.documents.kinds import KINDS, WITHOUT_A_MODEL, offered
-from generation.documents.models import GeneratedDocument
+from generation.documents.models import GeneratedDocument, SlideRevision
 from generation.documents.services import LANGUAGES, document_svg
 from notebooks.models import Notebook
 from notebooks.templatetags.notebook_tags import linked_text
@@ -71,3 +71,16 @@ def drawing(document: GeneratedDocument) -> SafeString:
     """The mind map's or infographic's SVG, to inline: built by generation/documents/svg.py,
     where every text is escaped."""
     return mark_safe(document_svg(document=document))
+
+
+@register.simple_tag
+def slide_revision(document: GeneratedDocument, number: int) -> SlideRevision | None:
+    """The latest revision asked of slide `number` of the deck, or None: the slide shows
+    it while it is under way, and its reason when it failed."""
+    latest = getattr(document, "_latest_revisions", None)
+    if latest is None:
+        latest = {}
+        for revision in document.slide_revisions.all():  # newest first
+            latest.setdefault(revision.number, revision)
+        document._latest_revisions = latest  # type: ignore[attr-defined]
+    return latest.get(number)

@@ -317,6 +317,10 @@ def load(
     # A page that cannot be rendered is skipped by render_pages; counting by position in
     # `to_read` counts it as read all the same.
     position = {number: index for index, number in enumerate(to_read, start=1)}
+    if to_read:
+        # Said before the first image is read: a page's OCR takes seconds, and until then
+        # the progress would still read as the text layer's.
+        report(len(texts) + len(layer.furniture_only), by_vision=True)
     for number, image in render_pages(path, to_read):
         if is_blank(image):
             # Separator sheets and empty backs of scans: a call would cost money (or the

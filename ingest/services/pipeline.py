@@ -87,6 +87,8 @@ def _process_source(
             same_bytes = read
             return
         passages, page_count = read
+        # Cutting and writing a long source's chunks takes seconds after its last page.
+        source.report_progress(stage=Source.Stage.INDEXING)
         drafts = _cut(passages)
         # A remote model is asked for the vectors while the words are written (it answers
         # meanwhile), by a job that will embed them; they are written after the words.
@@ -125,8 +127,9 @@ def _start(source_id: int) -> tuple[Source, bool]:
             source.start(_first_stage(source))
             return source, False
         if source.stage not in {Source.Stage.NONE, Source.Stage.EMBEDDING}:
-            # A worker died while writing the summary; the source is ready without one.
-            source.stage = Source.Stage.NONE
+            # A worker died while writing the summary or the guide: the source is ready
+            # without them, and its vectors are what is left to make.
+            source.stage = Source.Stage.EMBEDDING
             source.save(update_fields=["stage", "updated_at"])
         return source, True
 
@@ -235,7 +238,9 @@ def _summarize(source: Source, passages: list[Passage]) -> None:
     else:
         source.summary = summary.text
         source.summary_mode = summary.mode if summary.text else ""
-    source.stage = Source.Stage.EMBEDDING  # its chunks' vectors come next
+    # Then its guide (a generated document has none), then its chunks' vectors.
+    has_guide = source.kind != Source.Kind.GENERATED
+    source.stage = Source.Stage.WRITING_GUIDE if has_guide else Source.Stage.EMBEDDING
     source.save(
         update_fields=[
             "summary",

@@ -30,7 +30,9 @@ def test_add_list_forget_and_clear(owner, notebook):
         "everywhere": True,
     }
     assert run("forget", "1") == "Forgotten: I teach year 9 biology.\n"
-    assert run("clear") == "Forgot 1 remembered fact(s).\n"
+    # Only this notebook's facts, unless all are asked for.
+    assert run("clear") == "Forgot 0 remembered fact(s).\n"
+    assert run("clear", "--everywhere") == "Forgot 1 remembered fact(s).\n"
     assert not Memory.objects.exists()
 
 

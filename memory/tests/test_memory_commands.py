@@ -106,7 +106,7 @@ def test_the_hundred_and_first_fact_is_refused_with_what_to_do(owner, notebook, 
     assert Memory.objects.filter(user=owner).count() == MAX_FACTS
 
 
-def test_memory_clear_forgets_what_applies_here_only(owner, notebook):
+def remembered_in_three_places(owner, notebook):
     from notebooks.models import Notebook
 
     other = Notebook.objects.create(owner=owner, title="Elsewhere")
@@ -114,10 +114,53 @@ def test_memory_clear_forgets_what_applies_here_only(owner, notebook):
     Memory.objects.create(user=owner, notebook=None, text="Everywhere.")
     ask(owner, notebook, "/remember Here.")
 
+
+def test_memory_clear_forgets_this_notebooks_facts_and_keeps_those_for_all(owner, notebook):
+    remembered_in_three_places(owner, notebook)
+
     reply = ask(owner, notebook, "/memory clear").message.content
+
+    assert reply == (
+        "Forgot the 1 fact remembered for this notebook. The 1 fact for all your notebooks "
+        "stays; /memory clear all forgets it too."
+    )
+    assert sorted(Memory.objects.values_list("text", flat=True)) == [
+        "Everywhere.",
+        "Only for the other notebook.",
+    ]
+
+
+def test_memory_clear_all_also_forgets_the_facts_for_all_notebooks(owner, notebook):
+    remembered_in_three_places(owner, notebook)
+
+    reply = ask(owner, notebook, "/memory clear all").message.content
 
     assert reply == "Forgot all 2 remembered facts that applied here."
     assert list(Memory.objects.values_list("text", flat=True)) == ["Only for the other notebook."]
+
+
+def test_the_german_commands_clear_this_notebooks_facts_or_all(owner, notebook):
+    remembered_in_three_places(owner, notebook)
+
+    with translation.override("de"):
+        here = ask(owner, notebook, "/erinnerungen löschen").message.content
+        assert list(Memory.objects.filter(notebook=notebook)) == []
+        assert Memory.objects.filter(notebook=None).exists()
+        everywhere = ask(owner, notebook, "/erinnerungen löschen alle").message.content
+
+    assert here.startswith("1 Erinnerung für dieses Notizbuch vergessen.")
+    assert "/memory clear all" in here or "/erinnerungen löschen alle" in here
+    assert not Memory.objects.filter(notebook=None).exists()
+    assert everywhere and everywhere != here
+
+
+def test_memory_clear_with_other_words_is_refused(owner, notebook):
+    remembered_in_three_places(owner, notebook)
+
+    with pytest.raises(MemoryRefused, match="is not a command"):
+        ask(owner, notebook, "/memory clear everything now")
+
+    assert Memory.objects.count() == 3
 
 
 def test_help_lists_the_commands(owner, notebook):

@@ -121,6 +121,7 @@ SITE_PARAMETERS = {
     "token_id": lambda world, route: world.token.pk,
     "memory_id": lambda world, route: world.memory.pk,
     "reservation_id": lambda world, route: world.reservation.pk,
+    "revision_id": lambda world, route: world.revision.pk,
 }
 
 
@@ -168,6 +169,7 @@ class World:
     token_secret: str
     memory: object  # a fact the owner asked the chat to remember (memory/)
     reservation: object  # a direct upload of the owner's, never confirmed (ingest/)
+    revision: object  # a slide revision the owner asked of the document, failed (generation/)
 
 
 def build_world(owner, outsider) -> World:
@@ -255,7 +257,18 @@ def build_world(owner, outsider) -> World:
         content_type="application/pdf",
         pdf_capture="auto",
     )
+    from generation.documents.models import SlideRevision
+
+    revision = SlideRevision.objects.create(
+        document=document,
+        number=1,
+        instruction=f"About {SECRET}s {MARKUP}",
+        requested_by=owner,
+        status=SlideRevision.Status.FAILED,
+        error=f"It failed: {SECRET} {MARKUP}",
+    )
     return World(
+        revision=revision,
         reservation=reservation,
         memory=memory,
         token=made.token,
@@ -341,6 +354,7 @@ def hostile_json(world: World) -> dict:
         "length": "default",
         "instructions": "Answer as the intruder likes.",
         "answer": "0",
+        "instruction": "Shorter, as the intruder likes.",
     }
 
 

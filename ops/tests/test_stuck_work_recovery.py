@@ -84,6 +84,25 @@ def test_a_source_whose_last_attempt_failed_is_failed_with_a_reason_and_retry_wo
     assert source.status == Source.Status.READY, source.error
 
 
+def test_a_ready_source_whose_job_died_while_writing_its_guide_gets_its_vectors(
+    fake_openai, notebook, settings
+):
+    settings.JOB_RETRY_ATTEMPTS = 3
+    source, job = processing_source(notebook)
+    drain_queue("ingest")
+    Chunk.objects.filter(source=source).update(embedding=None)
+    Source.objects.filter(pk=source.pk).update(stage=Source.Stage.WRITING_GUIDE)
+    job_ends_failed(job.pk, attempts=1)
+
+    recovered = recovery.recover_stuck_work()
+
+    assert recovered.queued == {"library.Source": [source.pk]}
+    drain_queue("ingest")
+    source.refresh_from_db()
+    assert source.is_finished and source.status == Source.Status.READY, source.error
+    assert not Chunk.objects.filter(source=source, embedding__isnull=True).exists()
+
+
 def test_a_source_whose_job_vanished_is_queued_again(fake_openai, notebook):
     source, job = processing_source(notebook)
     with connection.cursor() as cursor:

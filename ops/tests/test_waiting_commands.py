@@ -77,9 +77,10 @@ def test_ingest_without_a_worker_runs_only_its_own_jobs_as_one_worker(fake_opena
 def test_progress_says_whether_it_counts_pages_or_chunks(notebook):
     source = Source(status=Source.Status.PROCESSING, progress_done=251, progress_total=261)
     source.stage = Source.Stage.READING_IMAGES
-    assert source_progress(source) == "processing: read 251/261 pages, page 251 as an image"
+    assert source_progress(source) == "processing: read 251/261 pages; reading pages as images"
+    source.status = Source.Status.READY
     source.stage, source.progress_done, source.progress_total = Source.Stage.EMBEDDING, 18, 276
-    assert source_progress(source) == "processing: embedded 18/276 chunks"
+    assert source_progress(source) == "ready, searchable by its words: embedded 18/276 chunks"
 
 
 def test_ingest_gives_up_with_a_clear_message_when_its_job_does_not_move(

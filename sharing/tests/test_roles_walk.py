@@ -86,6 +86,7 @@ RIGHTS = {
     "studio:pdf": "viewer",
     "studio:video": "viewer",
     "studio:revise": "maker",
+    "studio:revision": "viewer",
     "studio:quiz_answer": "viewer",
     "studio:citation": "viewer",
     "sharing:notebook": "owner",

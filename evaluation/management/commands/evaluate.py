@@ -202,23 +202,7 @@ class Command(BaseCommand):
         if options["json"]:
             self.stdout.write(json.dumps(figures, ensure_ascii=False))
             return
-        for kind, row in figures["kinds"].items():
-            total = row["questions"]
-            retrieved = ", ".join(
-                f"@{name.split('@')[1]} {count}/{total}"
-                for name, count in row.items()
-                if name.startswith("retrieved@")
-            )
-            self.stdout.write(
-                f"{kind}: {total} questions; quote found {row['quote_found']}/{total}, at its "
-                f"place {row['place_right']}/{total}; place retrieved {retrieved}; cited "
-                f"{row['cited']}/{total}; refused {row['refused']}"
-            )
-            for missed in row["missed"]:
-                self.stdout.write(
-                    f"  {missed['id']}: where {json.dumps(missed['where'], ensure_ascii=False)}"
-                    f", retrieved {missed['retrieved']}"
-                )
+        self._write_rows(figures["kinds"], place="place")
 
     def _handle_pages(self, user: Any, options: dict[str, Any]) -> None:
         notebooks = {}
@@ -248,29 +232,7 @@ class Command(BaseCommand):
         if options["json"]:
             self.stdout.write(json.dumps(figures, ensure_ascii=False))
             return
-        for lang, row in figures["questions"].items():
-            total = row["questions"]
-            retrieved = ", ".join(
-                f"@{name.split('@')[1]} {count}/{total}"
-                for name, count in row.items()
-                if name.startswith("retrieved@")
-            )
-            self.stdout.write(
-                f"{lang}: {total} questions; gold page retrieved {retrieved}; cited "
-                f"{row['cited']}/{total}; refused {row['refused']}; quote found on its page "
-                f"{row['quote_found']}/{total}"
-            )
-            for missed in row["missed"]:
-                self.stdout.write(
-                    f"  {missed['id']}: gold {missed['gold']}, cited {missed['cited']}, "
-                    f"retrieved {missed['retrieved']}"
-                )
-            if "sentences" in row:
-                self.stdout.write(
-                    f"  sentences with a verified citation {row['supported_sentences']}/"
-                    f"{row['sentences']}; only markers {row['marker_only']}; seconds p50 "
-                    f"{row['seconds_p50']}, max {row['seconds_max']}"
-                )
+        self._write_rows(figures["questions"], place="gold page")
         for answer in figures.get("answers", []):
             verdict = "gold cited" if answer["gold_cited"] else "missed"
             self.stdout.write(
@@ -285,3 +247,37 @@ class Command(BaseCommand):
             )
             for cited in row["cited"]:
                 self.stdout.write(f"  {cited['question']} cited pages {cited['pages']}")
+
+    def _write_rows(self, rows: dict[str, dict[str, Any]], *, place: str) -> None:
+        """A line of figures per kind (--places) or language (--pages), then the questions
+        whose place (a slide, sheet or section; a page) was missed."""
+        for name, row in rows.items():
+            total = row["questions"]
+            retrieved = ", ".join(
+                f"@{figure.split('@')[1]} {count}/{total}"
+                for figure, count in row.items()
+                if figure.startswith("retrieved@")
+            )
+            if "place_right" in row:
+                found = (
+                    f"quote found {row['quote_found']}/{total}, at its place "
+                    f"{row['place_right']}/{total}"
+                )
+            else:
+                found = f"quote found on its page {row['quote_found']}/{total}"
+            self.stdout.write(
+                f"{name}: {total} questions; {place} retrieved {retrieved}; cited "
+                f"{row['cited']}/{total}; refused {row['refused']}; {found}"
+            )
+            for missed in row["missed"]:
+                if "where" in missed:
+                    gold = f"where {json.dumps(missed['where'], ensure_ascii=False)}"
+                else:
+                    gold = f"gold {missed['gold']}, cited {missed['cited']}"
+                self.stdout.write(f"  {missed['id']}: {gold}, retrieved {missed['retrieved']}")
+            if "sentences" in row:
+                self.stdout.write(
+                    f"  sentences with a verified citation {row['supported_sentences']}/"
+                    f"{row['sentences']}; only markers {row['marker_only']}; seconds p50 "
+                    f"{row['seconds_p50']}, max {row['seconds_max']}"
+                )

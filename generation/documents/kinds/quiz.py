@@ -117,3 +117,17 @@ def readable(data: dict[str, Any]) -> str:
         lines.append(f"   Answer: {answer}. {item['explanation']}")
         lines.append("")
     return "\n".join(lines)
+
+
+# What checks an answer: the API and MCP leave these out of a quiz as the page does.
+ANSWER_FIELDS = ("answer_index", "answer", "explanation")
+
+
+def without_answers(data: dict[str, Any]) -> dict[str, Any]:
+    """The quiz as a person sees it before answering: the questions and their options,
+    without the right option, the expected answer or the explanation that gives it away."""
+    questions = [
+        {key: value for key, value in item.items() if key not in ANSWER_FIELDS}
+        for item in data.get("questions") or []
+    ]
+    return {**data, "questions": questions}

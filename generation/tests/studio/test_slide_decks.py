@@ -13,8 +13,8 @@ from django.urls import reverse
 from pptx import Presentation
 from pypdf import PdfReader
 
-from generation.documents.models import GeneratedDocument
-from generation.documents.services import revise_slide
+from generation.documents.models import GeneratedDocument, SlideRevision
+from generation.documents.services import request_slide_revision, revise_slide
 from generation.tests.studio.conftest import DECK, deck_slide, reply
 from texts.errors import UserFacingError
 
@@ -177,6 +177,10 @@ def test_one_slide_is_revised_and_the_others_stay_as_they_were(
     response = client.post(url, {"instruction": "shorter"})
 
     assert response.status_code == 302 and response["Location"].endswith("#slide-6")
+    revision = SlideRevision.objects.get(document=document)
+    revise_slide(revision_id=revision.pk)  # as the worker does
+    revision.refresh_from_db()
+    assert revision.status == SlideRevision.Status.READY, revision.error
     request = fake_openai.chat_requests[-1]
     assert request.body["response_format"]["json_schema"]["name"] == "slide"
     prompt = request.body["messages"][1]["content"]
@@ -202,15 +206,19 @@ def test_a_revision_no_passage_supports_leaves_the_slide_as_it_was(
     invented = deck_slide("Space", "Mars has two moons [1].", "Venus is hot.", "Pluto is small.")
     fake_openai.chat_replies += [reply(invented), reply(invented)]
 
-    with pytest.raises(UserFacingError, match="did not return a valid slide twice"):
-        revise_slide(document=document, number=2, instruction="about space", user=owner)
+    revision = request_slide_revision(
+        document=document, number=2, instruction="about space", user=owner
+    )
+    revision = revise_slide(revision_id=revision.pk)
 
+    assert revision.status == SlideRevision.Status.FAILED
+    assert "did not return a valid slide twice" in revision.error
     document.refresh_from_db()
     assert document.data == before
     with pytest.raises(UserFacingError, match="no slide 9"):
-        revise_slide(document=document, number=9, instruction="shorter", user=owner)
+        request_slide_revision(document=document, number=9, instruction="shorter", user=owner)
     with pytest.raises(UserFacingError, match="Say how to revise"):
-        revise_slide(document=document, number=1, instruction="  ", user=owner)
+        request_slide_revision(document=document, number=1, instruction="  ", user=owner)
 
 
 @pytest.mark.django_db(transaction=True)

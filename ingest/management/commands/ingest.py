@@ -128,7 +128,7 @@ class Command(BaseCommand):
 
         def progress(sources: list[Source]) -> None:
             for source in sources:
-                if source.status != Source.Status.PROCESSING:
+                if source.is_finished or source.status == Source.Status.QUEUED:
                     continue
                 line = f"{source_name(source)}: {source_progress(source)}"
                 if said.get(source.pk) != line:

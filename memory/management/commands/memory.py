@@ -27,7 +27,9 @@ class Command(BaseCommand):
         parser.add_argument("--user", required=True, help="username")
         parser.add_argument("--notebook", required=True, help="notebook title")
         parser.add_argument(
-            "--everywhere", action="store_true", help="add: for all the person's notebooks"
+            "--everywhere",
+            action="store_true",
+            help="add: for all the person's notebooks; clear: also forget those",
         )
         parser.add_argument("--json", action="store_true", help="list: print JSON")
 
@@ -53,7 +55,9 @@ class Command(BaseCommand):
                 fact.delete()
                 self.stdout.write(f"Forgotten: {fact.text}")
             elif action == "clear":
-                count = services.forget_all(user=user, notebook=notebook)
+                count = services.forget_all(
+                    user=user, notebook=notebook, everywhere=options["everywhere"]
+                )
                 self.stdout.write(f"Forgot {count} remembered fact(s).")
             else:
                 self._list(user, notebook, as_json=options["json"])
