@@ -12,7 +12,8 @@ from asgiref.sync import sync_to_async
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db import DatabaseError
-from django.http import Http404, HttpResponse, StreamingHttpResponse
+from django.http import HttpResponse, StreamingHttpResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -22,6 +23,7 @@ from billing.services import CreditSpent
 from generation.answering import Answer, Evidence, answer_question, stream_answer
 from library.models import Source
 from limits.decorators import rate_limited
+from notebooks.forms import AskForm, bad_request
 from notebooks.models import Notebook
 from notebooks.views.conversations import conversations_context, get_conversation
 from ops.database import is_lost_database
@@ -37,14 +39,11 @@ from web.notebook_pages import HtmxHttpRequest, get_notebook_for_user
 logger = logging.getLogger(__name__)
 
 
-def get_source_to_ask_about(notebook: Notebook, source_id: str) -> Source | None:
+def get_source_to_ask_about(notebook: Notebook, source_id: int | None) -> Source | None:
     """The source an "Ask about this" question is limited to: one of the notebook's, else
     404; None when the question is about the whole notebook."""
-    source_id = source_id.strip()
-    if not source_id:
+    if source_id is None:
         return None
-    if not source_id.isdigit():
-        raise Http404("No such source.")
     return get_object_or_404(access.notebook_sources(notebook), pk=source_id)
 
 
@@ -54,11 +53,14 @@ def get_source_to_ask_about(notebook: Notebook, source_id: str) -> Source | None
 @rate_limited("ask")
 def ask(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
     notebook = get_notebook_for_user(request, notebook_id, Role.EDITOR)
+    form = AskForm(request.POST)
+    if not form.is_valid():
+        return bad_request(form)
     conversation = None
-    if conversation_id := request.POST.get("conversation", "").strip():
+    if (conversation_id := form.cleaned_data["conversation"]) is not None:
         conversation = get_conversation(request, notebook, conversation_id, own=True)
-    source = get_source_to_ask_about(notebook, request.POST.get("source", ""))
-    question = request.POST.get("question", "")
+    source = get_source_to_ask_about(notebook, form.cleaned_data["source"])
+    question = form.cleaned_data["question"]
     asked = sources_to_ask(user=request.user, notebook=notebook)
 
     try:
@@ -99,22 +101,25 @@ def ask(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
 @require_POST
 @credit_required
 @rate_limited("ask")
-def ask_stream(request: HtmxHttpRequest, notebook_id: int) -> StreamingHttpResponse:
+def ask_stream(request: HtmxHttpRequest, notebook_id: int) -> HttpResponseBase:
     """The answer as server-sent events: `evidence` the passages the model is given (source,
     page, the sentence that best matches), then `delta` events carry the text as the model
     writes it, then `done` names the stored message (whose rendered form replaces the raw text),
     or `error` says why there is none. A reader that hangs up stops the model call; a
     database lost on the way ends it with an `error` event saying so."""
     notebook = get_notebook_for_user(request, notebook_id, Role.EDITOR)
+    form = AskForm(request.POST)
+    if not form.is_valid():
+        return bad_request(form)
     conversation = None
-    if conversation_id := request.POST.get("conversation", "").strip():
+    if (conversation_id := form.cleaned_data["conversation"]) is not None:
         conversation = get_conversation(request, notebook, conversation_id, own=True)
-    source = get_source_to_ask_about(notebook, request.POST.get("source", ""))
+    source = get_source_to_ask_about(notebook, form.cleaned_data["source"])
     asked = sources_to_ask(user=request.user, notebook=notebook)
     answers = stream_answer(
         user=request.user,
         notebook=notebook,
-        question=request.POST.get("question", ""),
+        question=form.cleaned_data["question"],
         conversation=conversation,
         source=source,
         chosen_sources=_chosen_sources(asked, source),

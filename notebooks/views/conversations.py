@@ -12,6 +12,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
+from notebooks.forms import PostForm, TitleForm, bad_request
 from notebooks.models import Conversation, Notebook
 from sharing import access
 from web.notebook_pages import HtmxHttpRequest, get_notebook_for_user
@@ -58,7 +59,10 @@ def rename_conversation(
     """Give a conversation a title; an empty one names it by its first question again."""
     notebook = get_notebook_for_user(request, notebook_id)
     conversation = get_conversation(request, notebook, conversation_id, own=True)
-    conversation.rename(request.POST.get("title", ""))
+    form = TitleForm(request.POST)
+    if not form.is_valid():
+        return bad_request(form)
+    conversation.rename(form.cleaned_data["title"])
     return redirect("notebooks:conversation", notebook.pk, conversation.pk)
 
 
@@ -82,5 +86,8 @@ def post_conversation(
     make it private again."""
     notebook = get_notebook_for_user(request, notebook_id)
     conversation = get_conversation(request, notebook, conversation_id, own=True)
-    conversation.post(request.POST.get("posted") == "1")
+    form = PostForm(request.POST)
+    if not form.is_valid():
+        return bad_request(form)
+    conversation.post(form.cleaned_data["posted"] == "1")
     return redirect("notebooks:conversation", notebook.pk, conversation.pk)

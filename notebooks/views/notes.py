@@ -14,6 +14,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from billing.decorators import credit_required
 from ingest.notes import edit_note, make_note_a_source
 from limits.decorators import rate_limited
+from notebooks.forms import NoteForm, NoteSourceForm, PostForm, bad_request
 from notebooks.models import Note, Notebook
 from notebooks.services import create_note, delete_note, make_note_a_note_again, save_answer_as_note
 from notebooks.views.sources import sources_context
@@ -73,12 +74,15 @@ def notes(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
 @require_POST
 def new_note(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
     notebook = get_notebook_for_user(request, notebook_id, Role.EDITOR)
+    form = NoteForm(request.POST)
+    if not form.is_valid():
+        return bad_request(form)
     try:
         create_note(
             user=request.user,
             notebook=notebook,
-            content=request.POST.get("content", ""),
-            title=request.POST.get("title", ""),
+            content=form.cleaned_data["content"],
+            title=form.cleaned_data["title"],
         )
     except UserFacingError as exc:
         return _after_note(request, notebook, note_error=str(exc))
@@ -93,11 +97,14 @@ def note(request: HtmxHttpRequest, notebook_id: int, note_id: int) -> HttpRespon
     if request.method == "POST":
         notebook = get_notebook_for_user(request, notebook_id)
         shown = _get_note(request, notebook, note_id, own=True)
+        form = NoteForm(request.POST)
+        if not form.is_valid():
+            return bad_request(form)
         try:
             edit_note(
                 note=shown,
-                content=request.POST.get("content", ""),
-                title=request.POST.get("title", ""),
+                content=form.cleaned_data["content"],
+                title=form.cleaned_data["title"],
             )
         except UserFacingError as exc:
             return _after_note(request, notebook, note_error=str(exc))
@@ -127,7 +134,10 @@ def post_note(request: HtmxHttpRequest, notebook_id: int, note_id: int) -> HttpR
     """Post one's note to the notebook (its other readers may read it), or make it private."""
     notebook = get_notebook_for_user(request, notebook_id)
     shown = _get_note(request, notebook, note_id, own=True)
-    shown.post(request.POST.get("posted") == "1")
+    form = PostForm(request.POST)
+    if not form.is_valid():
+        return bad_request(form)
+    shown.post(form.cleaned_data["posted"] == "1")
     return _after_note(request, notebook)
 
 
@@ -139,7 +149,10 @@ def note_source(request: HtmxHttpRequest, notebook_id: int, note_id: int) -> Htt
     """Make the note a source of the notebook (`source=1`), or a note only again."""
     notebook = get_notebook_for_user(request, notebook_id)
     shown = _get_note(request, notebook, note_id, own=True)
-    if request.POST.get("source") == "1":
+    form = NoteSourceForm(request.POST)
+    if not form.is_valid():
+        return bad_request(form)
+    if form.cleaned_data["source"] == "1":
         make_note_a_source(note=shown)
     else:
         make_note_a_note_again(note=shown)

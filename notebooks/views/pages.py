@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from generation import chat_style
+from notebooks.forms import AboutForm, ChatStyleForm, TitleForm, bad_request
 from notebooks.models import Message, Notebook
 from notebooks.services import create_notebook
 from notebooks.views.chat import get_source_to_ask_about
@@ -59,7 +60,10 @@ def notebook_list(request: HtmxHttpRequest) -> HttpResponse:
 @login_required
 @require_POST
 def create(request: HtmxHttpRequest) -> HttpResponse:
-    title = request.POST.get("title", "")
+    form = TitleForm(request.POST)
+    if not form.is_valid():
+        return bad_request(form)
+    title = form.cleaned_data["title"]
     try:
         notebook = create_notebook(owner=request.user, title=title)
     except UserFacingError as exc:
@@ -78,6 +82,9 @@ def detail(
     """The notebook page with one conversation open: the latest by default, the one in the
     URL, or none yet (`new`: the first question starts it)."""
     notebook = get_notebook_for_user(request, notebook_id)
+    query = AboutForm(request.GET)
+    if not query.is_valid():
+        return bad_request(query)
     if new:
         conversation = None
     elif conversation_id is not None:
@@ -90,7 +97,7 @@ def detail(
     context = sources_context(request, notebook)
     context.update(conversations_context(request, notebook, conversation))
     context.update(
-        {"chat": chat, "about": get_source_to_ask_about(notebook, request.GET.get("about", ""))}
+        {"chat": chat, "about": get_source_to_ask_about(notebook, query.cleaned_data["about"])}
     )
     if notebook.role == Role.OWNER:
         context["members"] = list(notebook.memberships.select_related("user"))
@@ -113,19 +120,22 @@ def _style_context(notebook: Notebook) -> dict[str, Any]:
 def chat_style_view(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
     """How the chat answers in this notebook, for everyone who asks: owner and editors."""
     notebook = get_notebook_for_user(request, notebook_id, Role.EDITOR)
+    form = ChatStyleForm(request.POST)
+    if not form.is_valid():
+        return bad_request(form)
     try:
         chat_style.set_chat_style(
             notebook=notebook,
-            goal=request.POST.get("goal", ""),
-            length=request.POST.get("length", ""),
-            instructions=request.POST.get("instructions", ""),
+            goal=form.cleaned_data["goal"],
+            length=form.cleaned_data["length"],
+            instructions=form.cleaned_data["instructions"],
         )
     except UserFacingError as exc:
         messages.error(request, str(exc))
     else:
         messages.info(request, _("The chat style was saved."))
     # Back to the page it was saved from (the conversation that was open), never elsewhere.
-    back = request.POST.get("next", "")
+    back = form.cleaned_data["next"]
     notebook_url = reverse("notebooks:detail", args=[notebook.pk])
     if back.startswith(notebook_url) and url_has_allowed_host_and_scheme(
         back, allowed_hosts={request.get_host()}

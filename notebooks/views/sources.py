@@ -18,6 +18,7 @@ from ingest.services import SourceBusy, UploadRejected, add_source, add_url, rep
 from library.models import Preferences, Source
 from limits.decorators import rate_limited
 from notebooks import guides
+from notebooks.forms import ChooseForm, UploadForm, WebPageForm, bad_request
 from notebooks.models import Notebook
 from notebooks.services import SourceNotRemovable, unlink_source
 from ops import waiting
@@ -108,9 +109,12 @@ def _after_adding(
 @rate_limited("upload")
 def upload(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
     notebook = get_notebook_for_user(request, notebook_id, Role.EDITOR)
+    form = UploadForm(request.POST)
+    if not form.is_valid():
+        return bad_request(form)
     files = request.FILES.getlist("files")
     # add_source refuses an unknown mode with a message; none given: the person's default.
-    pdf_capture = request.POST.get("pdf_capture") or Preferences.of(request.user).pdf_capture
+    pdf_capture = form.cleaned_data["pdf_capture"] or Preferences.of(request.user).pdf_capture
     notes: list[tuple[str, str]] = []  # (level, text) for each file that needs a word
     if not files:
         notes.append(("error", _("Choose at least one file to upload.")))
@@ -179,12 +183,15 @@ def remove_source(request: HtmxHttpRequest, notebook_id: int, source_id: int) ->
 @rate_limited("upload")
 def add_web_page(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
     notebook = get_notebook_for_user(request, notebook_id, Role.EDITOR)
+    form = WebPageForm(request.POST)
+    if not form.is_valid():
+        return bad_request(form)
     notes: list[tuple[str, str]] = []
     try:
         added = add_url(
             owner=request.user,
             notebook=notebook,
-            url=request.POST.get("url", ""),
+            url=form.cleaned_data["url"],
             pdf_capture=Preferences.of(request.user).pdf_capture,  # should it be a PDF
         )
     except UploadRejected as exc:
@@ -211,17 +218,17 @@ def choose(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
     """Tick sources (the form's `ticked`), or all, or none: the asker's questions and
     documents in this notebook use only the ticked ones, until they choose again."""
     notebook = get_notebook_for_user(request, notebook_id, Role.EDITOR)
-    if "all" in request.POST:
+    form = ChooseForm(request.POST)
+    if not form.is_valid():
+        return bad_request(form)
+    if form.cleaned_data["all"]:
         ticked = [
             source.pk for source in source_choice(user=request.user, notebook=notebook).listed
         ]
-    elif "none" in request.POST:
+    elif form.cleaned_data["none"]:
         ticked = []
     else:
-        values = request.POST.getlist("ticked")
-        if not all(value.isdigit() for value in values):
-            raise Http404("No such source.")
-        ticked = [int(value) for value in values]
+        ticked = form.cleaned_data["ticked"]
     try:
         choose_sources(user=request.user, notebook=notebook, ticked=ticked)
     except UserFacingError as exc:
