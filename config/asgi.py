@@ -23,7 +23,7 @@ class SyncChainASGIHandler(ASGIHandler):
     def load_middleware(self, is_async: bool = False) -> None:
         super().load_middleware(is_async=False)
         # thread_sensitive: the request's own thread (Django's ThreadSensitiveContext), the
-        # one a streamed answer's steps run in too (notebooks/views.py).
+        # one a streamed answer's steps run in too (notebooks/views/chat.py).
         # django-stubs leaves the chain's type undeclared.
         chain = self._middleware_chain  # type: ignore[has-type]
         self._middleware_chain = sync_to_async(chain, thread_sensitive=True)

@@ -14,7 +14,7 @@ from django.db import IntegrityError, OperationalError
 from django.test import Client
 from django.urls import reverse
 
-from notebooks.views import _answer_events
+from notebooks.views.chat import _answer_events
 from ops.outage import outage_message
 from ops.tests.outage import embedded_only, start_database, stop_database
 

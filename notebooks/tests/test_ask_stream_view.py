@@ -8,7 +8,7 @@ from generation.answering import stream_answer
 from generation.tests.passages import BREAD, HERONS, TRAINS
 from notebooks.models import Message
 from notebooks.tests.streaming import ask_stream, parse, read_all
-from notebooks.views import _answer_events
+from notebooks.views.chat import _answer_events
 
 REPLY = "Grey herons wait motionless at the edge of the pond [1]."
 

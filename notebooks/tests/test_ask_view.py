@@ -60,7 +60,7 @@ def test_model_failure_shows_in_the_chat_instead_of_a_server_error(
     def failing(**kwargs):
         raise ProviderError("The chat model did not answer (HTTP 500); check OPENAI_BASE_URL.")
 
-    monkeypatch.setattr("notebooks.views.answer_question", failing)
+    monkeypatch.setattr("notebooks.views.chat.answer_question", failing)
     client.force_login(owner)
 
     response = _ask(client, notebook, question="What do otters do?")

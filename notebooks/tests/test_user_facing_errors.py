@@ -18,7 +18,7 @@ def test_a_refused_question_is_shown_beside_it(client, owner, notebook, monkeypa
     def refusing(**kwargs):
         raise QuestionRefused("No source is ticked: tick at least one source to ask about.")
 
-    monkeypatch.setattr("notebooks.views.answer_question", refusing)
+    monkeypatch.setattr("notebooks.views.chat.answer_question", refusing)
     client.force_login(owner)
 
     response = client.post(
@@ -33,7 +33,7 @@ def test_a_bug_raising_value_error_while_asking_fails_loudly(client, owner, note
     def buggy(**kwargs):
         raise ValueError("invalid literal for int() with base 10: 'x'")
 
-    monkeypatch.setattr("notebooks.views.answer_question", buggy)
+    monkeypatch.setattr("notebooks.views.chat.answer_question", buggy)
     client.force_login(owner)
 
     with pytest.raises(ValueError, match="invalid literal"):
@@ -48,7 +48,7 @@ def test_a_bug_raising_value_error_while_saving_a_note_fails_loudly(
     def buggy(**kwargs):
         raise ValueError("too many values to unpack")
 
-    monkeypatch.setattr("notebooks.views.create_note", buggy)
+    monkeypatch.setattr("notebooks.views.notes.create_note", buggy)
     client.force_login(owner)
 
     with pytest.raises(ValueError, match="too many values"):
