@@ -8,7 +8,7 @@ from django.urls import reverse
 from api.tokens import create_token
 from ingest.services import add_source, process_source
 from ingest.tests.data import PDFS
-from ingest.worker import source_progress
+from ingest.waiting import source_progress
 from library.models import Source
 
 FOUR_PAGES = PDFS / "sample-files/pdflatex-4-pages.pdf"
