@@ -78,7 +78,9 @@ def test_pages_read_by_the_vision_model_are_reported_as_such(fake_openai, settin
         on_progress=lambda done, total, by_vision: calls.append((done, total, by_vision)),
     )
 
-    assert calls[:4] == [(1, 4, True), (2, 4, True), (3, 4, True), (4, 4, True)]
+    # The image stage is announced before its first page is read (its OCR or vision call
+    # takes a while), then each page read is counted.
+    assert calls[:5] == [(0, 4, True), (1, 4, True), (2, 4, True), (3, 4, True), (4, 4, True)]
     assert calls[-1][:2] == (4, 4)
 
 

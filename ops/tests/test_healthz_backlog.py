@@ -43,7 +43,8 @@ def test_the_backlog_counts_waiting_and_failed_work(client, notebook):
     assert report["problems"] == []
     assert report["checks"]["backlog"] == (
         "ok (1 sources queued or processing, 1 failed in 24 h; "
-        "0 documents queued or processing, 0 failed in 24 h)"
+        "0 documents queued or processing, 0 failed in 24 h; "
+        "0 slide revisions queued or processing, 0 failed in 24 h)"
     )
 
 
