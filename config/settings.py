@@ -405,6 +405,11 @@ GENERATION_INPUT_TOKENS = env_int("GENERATION_INPUT_TOKENS", 6000, minimum=500)
 # Passages a generator reads, shared among the sources by their length; each source is read
 # through in as many stretches, the passage nearest the kind's focus query from each.
 GENERATION_PASSAGES = env_int("GENERATION_PASSAGES", 16, minimum=1)
+# Write a studio document one passage at a time (a short prompt and reply each, the claims
+# cited and checked against that passage, the document assembled in code) where the kind
+# allows it (report, quiz, flashcards, slides, video): what a small model does well. `serve`
+# turns it on for its local model; a large model writes a document better in one call.
+GENERATION_BY_PASSAGE = env_bool("GENERATION_BY_PASSAGE", False)
 # A document's whole generation (condensing, writing, its repair, speaking) within this many
 # seconds; each chat call waits only what is left of it (generation/documents/deadline.py).
 # Sized for a small model on a CPU: a few calls of up to 2000 tokens at 5-10 tokens a second.

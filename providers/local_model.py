@@ -327,6 +327,9 @@ class LocalModelServer:
             # A studio document from passages that fit one prompt (a report's room is ~3,400
             # tokens of 8,192): condensing more first would cost minutes per group.
             "GENERATION_PASSAGES": "8",
+            # Asked for a whole document in one call, a 1.5B model copies its passages or
+            # invents; asked about one passage at a time, it writes what the passage says.
+            "GENERATION_BY_PASSAGE": "1",
             # A studio reply of 2,000 tokens at ~5 a second, after a 4,000-token prompt read at
             # ~27 a second, takes ~10 minutes of a 2-core CPU in one call; the document as a
             # whole stays within GENERATION_TIMEOUT_SECONDS.

@@ -16,7 +16,6 @@ from typing import Any
 
 from citations.verification import best_support
 from generation.citations import (
-    CLOSING_RE,
     MARKER_RE,
     OPENING_MARKERS_RE,
     _numbers,
@@ -24,6 +23,7 @@ from generation.citations import (
     claim_spans,
 )
 from generation.documents.kinds import report
+from generation.documents.markers import with_marker
 from generation.documents.structured import InvalidOutput
 from language.words import terms
 
@@ -243,7 +243,7 @@ def _accept_items(
                 continue
             if not valid:
                 # The model named no passage (or only missing ones): the support check does.
-                item = {**item, layout.cite_in: _with_marker(marked, best)}
+                item = {**item, layout.cite_in: with_marker(marked, best)}
                 accepted.attributed.add(best)
             kept.append(item)
         accepted.data[name] = kept
@@ -280,7 +280,7 @@ def _accept_bullets(
                 accepted.problems.append(f"{where}: no passage supports it; left out")
                 continue
             if not valid:
-                bullet = _with_marker(bullet, best)
+                bullet = with_marker(bullet, best)
                 accepted.attributed.add(best)
             kept.append(bullet)
         if kept:
@@ -289,15 +289,6 @@ def _accept_bullets(
             accepted.problems.append(f"{layout.name} {index} lost every bullet; left out")
     accepted.data[layout.lists] = kept_items
     return accepted
-
-
-def _with_marker(text: str, number: int) -> str:
-    """`text` without markers, with [number] before its closing punctuation (or as the
-    whole field when it held markers only)."""
-    text = MARKER_RE.sub("", text).rstrip()
-    closing = CLOSING_RE.search(text)
-    cut = closing.start() if closing else len(text)
-    return f"{text[:cut].rstrip()} [{number}]{text[cut:]}".strip()
 
 
 def _accept_prose(

@@ -112,13 +112,18 @@ def passage_shares(sources: Sequence[Source]) -> list[int]:
     ]
 
 
-def _passage_block(number: int, hit: Hit) -> str:
+def passage_place(hit: Hit) -> str:
+    """Where a passage stands, for the model: "Manual, page 12, Networking › DNS"."""
     where = hit.chunk.source.title
     if hit.chunk.page:
         where += f", page {hit.chunk.page}"
     if hit.chunk.section:  # where in the document it stands, for the notes' structure
         where += ", " + " › ".join(hit.chunk.section[-2:])
-    return f"[{number}] ({where})\n{hit.chunk.text.strip()}"
+    return where
+
+
+def _passage_block(number: int, hit: Hit) -> str:
+    return f"[{number}] ({passage_place(hit)})\n{hit.chunk.text.strip()}"
 
 
 def material_blocks(inputs: Inputs) -> list[str]:

@@ -7,8 +7,8 @@ import re
 from typing import Any
 
 from citations.verification import MARKER_RE, verified_citations
+from generation.citations import CLOSING_RE, _numbers, map_markers
 from generation.citations import MARKER_RE as ANY_MARKER_RE
-from generation.citations import _numbers, map_markers
 from generation.documents.structured import InvalidOutput
 from retrieval.search import Hit
 
@@ -19,6 +19,15 @@ def require_markers(text: str, passages: int, *, what: str) -> None:
         if any(1 <= number <= passages for number in _numbers(match.group(1))):
             return
     raise InvalidOutput(f"{what} cites no passage: put a marker like [1] after each claim")
+
+
+def with_marker(text: str, number: int) -> str:
+    """`text` without markers, with [number] before its closing punctuation (or as the
+    whole field when it held markers only)."""
+    text = ANY_MARKER_RE.sub("", text).rstrip()
+    closing = CLOSING_RE.search(text)
+    cut = closing.start() if closing else len(text)
+    return f"{text[:cut].rstrip()} [{number}]{text[cut:]}".strip()
 
 
 ONLY_MARKERS_RE = re.compile(r"^\s*(?:\[\d+\]\s*)+$")

@@ -20,6 +20,7 @@ from django.utils.translation import gettext as _
 from billing.services import credit_spent_text, has_credit, usage_for
 from generation.documents import acceptance, svg
 from generation.documents.acceptance import Accepted
+from generation.documents.by_passage import write_by_passage
 from generation.documents.deadline import Deadline
 from generation.documents.inputs import (
     GenerationFailed,
@@ -32,6 +33,7 @@ from generation.documents.inputs import (
 from generation.documents.kinds import KINDS, WITHOUT_A_MODEL, kind_module
 from generation.documents.markers import cite
 from generation.documents.models import DocumentCitation, GeneratedDocument, SlideRevision
+from generation.documents.pieces import Piece
 from generation.documents.structured import InvalidOutput, generate_json, parse
 from language.tokens import estimate_tokens
 from library.languages import LANGUAGE_NAMES, detect_language
@@ -224,7 +226,10 @@ def _make(document: GeneratedDocument) -> None:
     language = document.requested_language or inputs.language
     notebook_title = document.notebook.title
     document.report_progress(stage=GeneratedDocument.Stage.WRITING)
-    if chat_available():
+    if chat_available() and _piece(document, kind) is not None:
+        accepted, model = _written_by_passage(document, kind, inputs, language, deadline)
+        mode = GeneratedDocument.Mode.LLM
+    elif chat_available():
         accepted, model = _written(document, kind, inputs, language, deadline)
         mode = GeneratedDocument.Mode.LLM
     else:
@@ -379,6 +384,63 @@ def _written(
         ),
     )
     return reply.data, reply.model
+
+
+def _piece(document: GeneratedDocument, kind: Any) -> Piece | None:
+    """What the kind asks of one passage, when documents are written a passage at a time
+    (GENERATION_BY_PASSAGE) and the kind can be."""
+    if not settings.GENERATION_BY_PASSAGE:
+        return None
+    if document.kind == GeneratedDocument.Kind.VIDEO:
+        piece: Piece = kind.by_passage(document.video_format)
+        return piece
+    return getattr(kind, "BY_PASSAGE", None)
+
+
+def _written_by_passage(
+    document: GeneratedDocument, kind: Any, inputs: Inputs, language: str, deadline: Deadline
+) -> tuple[Accepted, str]:
+    """The kind's data written one passage at a time (by_passage.py)."""
+    piece = _piece(document, kind)
+    assert piece is not None
+    where = LANGUAGES.get(language, language)
+    system = piece.instructions + (
+        f"\n\nWrite in {where}, even where the passage is in another language."
+        if where
+        else "\n\nWrite in the passage's language."
+    )
+    with translation.override(language or settings.LANGUAGE_CODE):
+        title = piece.title(document.notebook.title)
+
+    def check(data: dict[str, Any], passages: int) -> None:
+        kind.check(data, passages)
+        _check_language(" ".join(_texts(data)), language)
+
+    return write_by_passage(
+        kind=document.kind,
+        piece=piece,
+        check=check,
+        inputs=inputs,
+        system=system,
+        title=title,
+        translated=bool(language and inputs.language and language != inputs.language),
+        user=document.owner,
+        deadline=deadline,
+        on_progress=lambda done, total: document.report_progress(
+            stage=GeneratedDocument.Stage.WRITING, done=done, total=total
+        ),
+    )
+
+
+def _texts(data: Any) -> list[str]:
+    """Every string in `data`, in order."""
+    if isinstance(data, str):
+        return [data]
+    if isinstance(data, dict):
+        return [text for value in data.values() for text in _texts(value)]
+    if isinstance(data, list):
+        return [text for value in data for text in _texts(value)]
+    return []
 
 
 LANGUAGE_CHECK_WORDS = 25

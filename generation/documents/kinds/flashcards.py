@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from generation.documents.markers import require_markers
+from generation.documents.pieces import ONE_PASSAGE, Piece, cited, joined
+from generation.documents.structured import InvalidOutput
 
 FOCUS = "definitions, key terms and the facts that explain them"
 CARDS = 16
@@ -39,6 +43,53 @@ numbered passages you are given.
 - "front": a key term, or a short question (a few words).
 - "back": the answer in one or two sentences, ending with the [n] marker of the passage that \
 states it. Never invent a marker; never cite the summaries."""
+
+
+CARD_SCHEMA = SCHEMA["properties"]["cards"]["items"]
+CARDS_PER_PASSAGE = 2
+
+
+FRONT_WORDS = 10
+
+
+def _part(reply: dict[str, Any], number: int) -> dict[str, Any]:
+    """The cards, each back cited; InvalidOutput for a front that is a sentence (the start
+    of a fact whose end is on the back)."""
+    for card in reply["cards"]:
+        if len(card["front"].split()) > FRONT_WORDS:
+            raise InvalidOutput(
+                f"the front {card['front']!r} is a sentence; make it a term or a short "
+                f"question of at most {FRONT_WORDS} words"
+            )
+    return {"cards": [{**card, "back": cited(card["back"], number)} for card in reply["cards"]]}
+
+
+BY_PASSAGE = Piece(
+    schema={
+        "type": "object",
+        "properties": {
+            "cards": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": CARDS_PER_PASSAGE,
+                "items": CARD_SCHEMA,
+            }
+        },
+        "required": ["cards"],
+        "additionalProperties": False,
+    },
+    instructions=f"""You write flashcards from one part of the user's documents: 1 or \
+{CARDS_PER_PASSAGE} cards on its most important terms or facts.
+
+- "front": a key term (1 to 4 words), or a short question a learner would be asked.
+- "back": the answer in one or two sentences, in the document's own words.
+{ONE_PASSAGE}""",
+    max_tokens=400,
+    part=_part,
+    assemble=lambda parts, title: {"title": title, "cards": joined(parts, "cards")},
+    title=lambda notebook: _("Flashcards: %(notebook)s") % {"notebook": notebook},
+    most=SCHEMA["properties"]["cards"]["maxItems"] // CARDS_PER_PASSAGE,
+)
 
 
 def check(data: dict[str, Any], passages: int) -> None:

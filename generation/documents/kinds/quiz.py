@@ -11,6 +11,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 
 from generation.documents.markers import require_markers
+from generation.documents.pieces import ONE_PASSAGE, Piece, cited, joined
 from generation.documents.structured import InvalidOutput
 from language.words import content_terms
 from texts.errors import UserFacingError
@@ -55,6 +56,90 @@ using only the numbered passages you are given.
 right one; one right option only) and "short_answer" questions ("answer": a few words).
 - Every "explanation" says why the answer is right and ends with the [n] marker of the \
 passage that states it. Never invent a marker; never cite the summaries."""
+
+
+SHORT = 80  # an answer or an option is a few words
+ANSWER_WORDS = 6
+
+
+def _part(reply: dict[str, Any], number: int) -> dict[str, Any]:
+    """A multiple-choice question: the right answer among the wrong ones at a place that
+    varies from question to question (the model never counts an index); with no wrong
+    answer distinct from the right one, a short-answer question. The fact the model copied
+    first is the explanation. InvalidOutput for an answer cut off at its most characters
+    or a question that speaks of "the passage" (a reader never saw one)."""
+    answer = reply["answer"].strip().rstrip(".")
+    if len(answer) >= SHORT or len(answer.split()) > ANSWER_WORDS:
+        raise InvalidOutput(f"the answer is a sentence; give it in 1 to {ANSWER_WORDS} words")
+    if "passage" in reply["question"].lower():
+        raise InvalidOutput(
+            "the question is about the wording, not the subject; ask what the fact says "
+            "(which command, what number, who, when), as a teacher would"
+        )
+    wrong: list[str] = []
+    for option in reply["wrong_answers"]:
+        option = option.strip()
+        if option and len(option) < SHORT and not _same(option, [answer, *wrong]):
+            wrong.append(option)
+    explanation = cited(reply["fact"], number)
+    if not wrong:
+        question = {"type": "short_answer", "question": reply["question"], "answer": answer}
+    else:
+        place = number % (len(wrong) + 1)
+        options = [*wrong[:place], answer, *wrong[place:]]
+        question = {
+            "type": "multiple_choice",
+            "question": reply["question"],
+            "options": options,
+            "answer_index": place,
+        }
+    return {"questions": [{**question, "explanation": explanation}]}
+
+
+def _same(option: str, others: list[str]) -> bool:
+    """Whether `option` says what one of `others` says (a wrong answer that is the right
+    one reworded leaves two right options)."""
+    terms = set(content_terms(option)) or {_normal(option)}
+    for other in others:
+        theirs = set(content_terms(other)) or {_normal(other)}
+        if len(terms & theirs) / min(len(terms), len(theirs)) >= SHORT_ANSWER_SHARE:
+            return True
+    return False
+
+
+BY_PASSAGE = Piece(
+    schema={
+        "type": "object",
+        # In this order: the model copies the fact before it asks about it.
+        "properties": {
+            "fact": {"type": "string", "minLength": 1, "maxLength": 300},
+            "question": {"type": "string", "minLength": 1, "maxLength": 200},
+            "answer": {"type": "string", "minLength": 1, "maxLength": SHORT},
+            "wrong_answers": {
+                "type": "array",
+                "minItems": 2,
+                "maxItems": 3,
+                "items": {"type": "string", "minLength": 1, "maxLength": SHORT},
+            },
+        },
+        "required": ["fact", "question", "answer", "wrong_answers"],
+        "additionalProperties": False,
+    },
+    instructions=f"""You write one quiz question from one part of the user's documents.
+
+- "fact": the most important fact stated, one sentence in the document's own words.
+- "question": a question a teacher would ask about that fact (which command, what number, \
+who, when, why).
+- "answer": the right answer in 1 to {ANSWER_WORDS} words.
+- "wrong_answers": 2 or 3 answers of the same kind and length that are wrong (a different \
+command, number, name or place), none meaning the same as the right answer.
+{ONE_PASSAGE}""",
+    max_tokens=400,
+    part=_part,
+    assemble=lambda parts, title: {"title": title, "questions": joined(parts, "questions")},
+    title=lambda notebook: _("Quiz: %(notebook)s") % {"notebook": notebook},
+    most=SCHEMA["properties"]["questions"]["maxItems"],
+)
 
 
 def check(data: dict[str, Any], passages: int) -> None:

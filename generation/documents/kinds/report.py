@@ -10,6 +10,7 @@ from django.utils.translation import ngettext
 from generation.documents.definitions import definition_of
 from generation.documents.inputs import Inputs
 from generation.documents.markers import require_markers
+from generation.documents.pieces import ONE_PASSAGE, Piece, cited
 from generation.documents.reading import central, cite, parts, read_sentences, source_chunks
 from language.sentences import stands_alone
 
@@ -49,6 +50,50 @@ where they help, and a conclusion. About 400 to 700 words in all: say each fact 
 - Put a marker like [1] after every claim, naming the passage it comes from; cite several \
 as [1][3]. Summaries are context only: never cite them, and never invent a marker.
 - Use only facts stated in the material. No outside knowledge."""
+
+
+def _section(reply: dict[str, Any], number: int) -> dict[str, Any]:
+    said = " ".join(cited(sentence, number) for sentence in reply["sentences"])
+    return {"markdown": f"## {reply['heading'].strip()}\n\n{said}"}
+
+
+def _assembled(parts: list[dict[str, Any]], title: str) -> dict[str, Any]:
+    """The sections in the documents' order; two passages that gave one heading become one
+    section."""
+    sections: dict[str, list[str]] = {}
+    for part in parts:
+        heading, _blank, said = part["markdown"].partition("\n\n")
+        sections.setdefault(heading.lower(), [heading]).append(said)
+    markdown = "\n\n".join(f"{said[0]}\n\n{' '.join(said[1:])}" for said in sections.values())
+    return {"title": title, "markdown": markdown}
+
+
+BY_PASSAGE = Piece(
+    schema={
+        "type": "object",
+        "properties": {
+            "heading": {"type": "string", "minLength": 1, "maxLength": 80},
+            "sentences": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": 4,
+                "items": {"type": "string", "minLength": 1, "maxLength": 300},
+            },
+        },
+        "required": ["heading", "sentences"],
+        "additionalProperties": False,
+    },
+    instructions=f"""You write one section of a report from one part of the user's documents.
+
+- "heading": a short title naming its topic (a few words, no "#").
+- "sentences": 2 to 4 sentences that state its key facts in plain prose, each fact once; \
+name commands, figures and names exactly as the document does.
+{ONE_PASSAGE}""",
+    max_tokens=500,
+    part=_section,
+    assemble=_assembled,
+    title=lambda notebook: _("Report: %(notebook)s") % {"notebook": notebook},
+)
 
 
 def check(data: dict[str, Any], passages: int) -> None:

@@ -4,12 +4,14 @@ and PDF (generation/documents/decks.py), a slide revised alone (revise_slide).""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.utils.translation import gettext as _
 
 from generation.documents.inputs import Inputs
 from generation.documents.markers import require_markers
+from generation.documents.pieces import ONE_PASSAGE, Piece, cited, joined
 from generation.documents.reading import (
     Sentence,
     central,
@@ -100,6 +102,47 @@ numbered passages you are given (the passages the deck cites).
 - Reply with the slide alone: a "heading", {MIN_BULLETS} to {MAX_BULLETS} "bullets" and \
 speaker "notes" without markers.
 {CITING}"""
+
+
+def by_passage(*, notes: str, title: Callable[[str], str], most: int = MAX_SLIDES) -> Piece:
+    """A slide per passage, with `notes` saying what its speaker notes are."""
+    return Piece(
+        schema={
+            "type": "object",
+            "properties": {
+                "heading": {"type": "string", "minLength": 1, "maxLength": 80},
+                "bullets": {
+                    "type": "array",
+                    "minItems": 1,
+                    "maxItems": MAX_BULLETS - 1,
+                    "items": {"type": "string", "minLength": 1, "maxLength": 200},
+                },
+                "notes": {"type": "string", "maxLength": 1000},
+            },
+            "required": ["heading", "bullets", "notes"],
+            "additionalProperties": False,
+        },
+        instructions=f"""You make one slide of a deck from one part of the user's documents.
+
+- "heading": a short title naming its topic (a few words).
+- "bullets": 2 to {MAX_BULLETS - 1} short claims it states, each at most one sentence, no \
+Markdown.
+- "notes": {notes}
+{ONE_PASSAGE}""",
+        max_tokens=600,
+        part=lambda reply, number: {
+            "slides": [{**reply, "bullets": [cited(bullet, number) for bullet in reply["bullets"]]}]
+        },
+        assemble=lambda parts, title: {"title": title, "slides": joined(parts, "slides")},
+        title=title,
+        most=most,
+    )
+
+
+BY_PASSAGE = by_passage(
+    notes="what a speaker says over the slide, two or three plain sentences.",
+    title=lambda notebook: _("Slides: %(notebook)s") % {"notebook": notebook},
+)
 
 
 def check(data: dict[str, Any], passages: int) -> None:

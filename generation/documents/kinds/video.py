@@ -11,6 +11,7 @@ from django.utils.translation import gettext as _
 
 from generation.documents.inputs import Inputs
 from generation.documents.kinds import slides
+from generation.documents.pieces import Piece
 from notebooks.markers import strip_markers
 
 FOCUS = slides.FOCUS
@@ -39,6 +40,17 @@ spoken sentences, without markers, lists or Markdown; say numbers as a speaker w
 {slides.CITING}"""
     tokens = high * (slides.MAX_BULLETS * 45 + words * 2 + 40) + 200
     return schema, instructions, tokens
+
+
+def by_passage(video_format: str) -> Piece:
+    """A slide per passage, its notes the narration; as many as the format's slides."""
+    words = NARRATION_WORDS[video_format]
+    return slides.by_passage(
+        notes=f"the narration spoken while the slide is shown, about {words} words of plain "
+        "spoken sentences, without lists or Markdown; say numbers as a speaker would.",
+        title=lambda notebook: _("Video overview: %(notebook)s") % {"notebook": notebook},
+        most=SLIDES[video_format][1],
+    )
 
 
 def extractive(

@@ -1,0 +1,122 @@
+"""A document written a passage at a time (GENERATION_BY_PASSAGE; on for the local model).
+
+A 1.5B model asked for a whole report, quiz or deck from eight passages copies them or
+invents (docs/decisions.md). Asked about one passage at a time, with a short schema, it
+writes what that passage says. Loupe cites the passage after each claim, keeps only the
+claims the passage supports (acceptance.py), and assembles the kind's document in code.
+
+A passage whose reply is invalid twice, or unsupported, is left out and counted; the
+document fails only when no passage gave anything."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from django.contrib.auth.models import User
+
+from generation.documents import acceptance
+from generation.documents.acceptance import Accepted
+from generation.documents.deadline import Deadline
+from generation.documents.inputs import GenerationFailed, Inputs, passage_place
+from generation.documents.pieces import Piece
+from generation.documents.structured import InvalidOutput, generate_json
+from texts import Text
+
+logger = logging.getLogger(__name__)
+
+
+def spread(count: int, most: int) -> list[int]:
+    """The numbers (1-based) of at most `most` of `count` passages, evenly spaced from the
+    first to the last (0: all of them)."""
+    if not most or count <= most:
+        return list(range(1, count + 1))
+    return sorted({1 + round(index * (count - 1) / (most - 1)) for index in range(most)})
+
+
+def _material(inputs: Inputs, number: int) -> str:
+    """The passage, where it stands, without its number (the model writes no markers)."""
+    hit = inputs.hits[number - 1]
+    return f"From {passage_place(hit)}:\n\n{hit.chunk.text.strip()}"
+
+
+def write_by_passage(
+    *,
+    kind: str,
+    piece: Piece,
+    check: Callable[[dict[str, Any], int], None],
+    inputs: Inputs,
+    system: str,
+    title: str,
+    translated: bool,
+    user: User,
+    deadline: Deadline,
+    on_progress: Callable[[int, int], None],
+) -> tuple[Accepted, str]:
+    """The kind's data from one call per passage, as acceptance keeps it, and the model
+    that wrote it. `system` holds the piece's instructions and the language to write in;
+    `check` is the kind's own (markers, options), applied to each part."""
+    passages = [hit.chunk.text for hit in inputs.hits]
+    numbers = spread(len(passages), piece.most)
+    total = Accepted(data={})
+    parts: list[dict[str, Any]] = []
+    model, lost = "", 0
+    for done, number in enumerate(numbers):
+        on_progress(done, len(numbers))
+        # Support is weighed against this passage alone: the claims are cited to it.
+        alone = [text if n == number else "" for n, text in enumerate(passages, start=1)]
+
+        def take(reply: dict[str, Any], number: int = number, alone: list[str] = alone) -> Accepted:
+            accepted = acceptance.accept(
+                kind, piece.part(reply, number), alone, translated=translated
+            )
+            check(accepted.data, len(passages))
+            return accepted
+
+        try:
+            written = generate_json(
+                system=system,
+                material=_material(inputs, number),
+                schema=piece.schema,
+                name=f"{kind} part",
+                user=user,
+                accept=take,
+                passages=0,  # the model writes no markers here
+                max_tokens=piece.max_tokens,
+                deadline=deadline,
+            )
+        except GenerationFailed as exc:
+            lost += 1
+            logger.info("%s: passage %s left out: %s", kind, number, exc)
+            continue
+        part = written.data
+        model = written.model
+        parts.append(part.data)
+        total.dropped += part.dropped
+        total.claims += part.claims
+        total.repeated += part.repeated
+        total.problems += part.problems
+    on_progress(len(numbers), len(numbers))
+    if not parts:
+        raise GenerationFailed(
+            Text(
+                "The chat model wrote nothing the passages support for this %(kind)s (%(count)s "
+                "passages asked, one at a time).",
+                kind=kind,
+                count=len(numbers),
+            )
+        )
+    data = piece.assemble(parts, title)
+    # The same card or bullet from two passages is kept once (as within one reply).
+    again = acceptance.accept(kind, data, passages, translated=True)
+    total.data, total.repeated = again.data, total.repeated + again.repeated
+    try:
+        check(total.data, len(passages))
+    except InvalidOutput as exc:
+        raise GenerationFailed(
+            Text("The %(kind)s assembled is not valid: %(error)s.", kind=kind, error=str(exc))
+        ) from exc
+    if lost:
+        logger.info("%s: %s of %s passages gave nothing", kind, lost, len(numbers))
+    return total, model

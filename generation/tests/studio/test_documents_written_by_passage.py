@@ -1,0 +1,270 @@
+"""A document written a passage at a time (GENERATION_BY_PASSAGE, on for the local model):
+one short call per passage, its claims cited to that passage by Loupe and kept only where
+the passage supports them; a passage whose replies are invalid or invented is left out; the
+document assembled in code in the passages' order."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.template.loader import render_to_string
+
+from generation.documents.by_passage import spread
+from generation.documents.models import GeneratedDocument
+from generation.tests.studio.conftest import reply
+from providers.local_model import LocalModelServer, Plan
+
+PASSAGE_RE = re.compile(r"^From (?P<where>[^\n]*):\n\n(?P<text>.*)$", re.DOTALL)
+
+
+@pytest.fixture(autouse=True)
+def by_passage(settings):
+    settings.GENERATION_BY_PASSAGE = True
+
+
+def passage_of(body: dict) -> str:
+    """The passage a request asks about (its text alone)."""
+    found = PASSAGE_RE.match(body["messages"][1]["content"])
+    assert found, body["messages"][1]["content"]
+    return found.group("text")
+
+
+def first_sentence(text: str) -> str:
+    """The passage's first whole sentence, without its heading lines."""
+    lines = [line for line in text.splitlines() if line and not line.startswith("#")]
+    return re.split(r"(?<=[.!?])\s", " ".join(lines))[0]
+
+
+def heading_of(text: str) -> str:
+    headings = [line.lstrip("# ") for line in text.splitlines() if line.startswith("#")]
+    return headings[0] if headings else "More"
+
+
+def test_a_quiz_asks_one_question_of_each_passage_and_places_the_right_answer_itself(
+    fake_openai, studio_sources, make_document
+):
+    asked: list[str] = []
+
+    def question(body: dict) -> str:
+        text = passage_of(body)
+        asked.append(text)
+        sentence = first_sentence(text)
+        return reply(
+            {
+                "fact": sentence,
+                "question": f"What does the document say about {sentence.split()[1]}?",
+                "answer": " ".join(sentence.split()[:5]),
+                "wrong_answers": ["Nothing at all", "nothing at all", "It is not mentioned"],
+            }
+        )
+
+    fake_openai.chat_reply_for = question
+
+    document = make_document("quiz")
+
+    assert document.status == GeneratedDocument.Status.READY, document.error
+    assert document.mode == GeneratedDocument.Mode.LLM
+    assert document.title == "Quiz: Research"
+    requests = fake_openai.chat_requests
+    assert len(requests) == len(asked) >= 4  # one call per passage, each valid at once
+    for request in requests:
+        material = request.body["messages"][1]["content"]
+        assert not re.search(r"\[\d+\]", material)  # the model is shown no numbers to cite
+        assert request.body["response_format"]["json_schema"]["name"] == "quiz part"
+        assert "Write no [n] markers" in request.body["messages"][0]["content"]
+    questions = document.data["questions"]
+    assert len(questions) == len(asked)
+    places = {question["answer_index"] for question in questions}
+    assert len(places) > 1  # the right answer is not always first
+    for item in questions:
+        assert item["type"] == "multiple_choice"
+        # The duplicate wrong answer is kept once; the right one is where answer_index says.
+        assert len(item["options"]) == 3
+        assert item["options"][item["answer_index"]] not in ("Nothing at all",)
+        assert re.search(r"\[\d+\]\.?$", item["explanation"])
+    citations = list(document.citations.all())
+    assert citations and all(cited.supported for cited in citations)
+    assert not any(cited.attributed for cited in citations)  # cited by construction
+
+
+def test_an_invented_card_and_a_passage_whose_replies_are_junk_are_left_out(
+    fake_openai, studio_sources, make_document, caplog
+):
+    calls: dict[str, int] = {}
+
+    def cards(body: dict) -> str:
+        text = passage_of(body)
+        calls[text] = calls.get(text, 0) + 1
+        if "Vienna" in text:
+            return "Sure! Here are your flashcards: front/back"  # never JSON
+        sentence = first_sentence(text)
+        invented = {"front": "Moon", "back": "The moon landing was in 1969."}
+        return reply({"cards": [{"front": heading_of(text), "back": sentence}, invented]})
+
+    fake_openai.chat_reply_for = cards
+
+    document = make_document("flashcards")
+
+    assert document.status == GeneratedDocument.Status.READY, document.error
+    [vienna] = [text for text in calls if "Vienna" in text]
+    assert calls[vienna] == 2  # asked, then repaired once, then left out
+    backs = " ".join(card["back"] for card in document.data["cards"])
+    assert "Vienna" not in backs
+    assert "moon" not in backs.lower()
+    assert document.unsupported_dropped == len(calls) - 1  # one invented card per passage
+    assert len(document.data["cards"]) == len(calls) - 1
+    assert "passage" in caplog.text and "left out" in caplog.text
+
+
+def test_a_report_is_a_section_per_passage_in_the_documents_order(
+    fake_openai, studio_sources, make_document
+):
+    def section(body: dict) -> str:
+        text = passage_of(body)
+        return reply({"heading": heading_of(text), "sentences": [first_sentence(text)]})
+
+    fake_openai.chat_reply_for = section
+
+    document = make_document("report")
+
+    assert document.status == GeneratedDocument.Status.READY, document.error
+    markdown = document.data["markdown"]
+    headings = re.findall(r"^## (.+)$", markdown, re.MULTILINE)
+    assert len(headings) == len({heading.lower() for heading in headings})  # merged
+    assert headings.index("Grey herons") < headings.index("Night trains")
+    sentences = re.findall(r"[^.\n]+\[\d+\]\.", markdown)
+    assert sentences
+    assert all(cited.supported for cited in document.citations.all())
+
+
+def test_a_brief_video_asks_only_as_many_passages_as_it_has_slides(
+    fake_openai, studio_sources, make_document, settings
+):
+    settings.GENERATION_PASSAGES = 12
+
+    def slide(body: dict) -> str:
+        text = passage_of(body)
+        sentence = first_sentence(text)
+        return reply(
+            {"heading": heading_of(text), "bullets": [sentence], "notes": f"Here: {sentence}"}
+        )
+
+    fake_openai.chat_reply_for = slide
+    document_kind = "video"
+    from generation.documents.services import generate_document, request_document
+
+    document = request_document(
+        user=studio_sources[0].owner,
+        notebook=studio_sources[0].notebooks.first(),
+        kind=document_kind,
+        video_format="brief",
+    )
+    generate_document(document_id=document.pk)
+    document.refresh_from_db()
+
+    assert document.status == GeneratedDocument.Status.READY, document.error
+    assert len(fake_openai.chat_requests) == 5  # a brief has at most five slides
+    assert len(document.data["slides"]) == 5
+    assert document.video
+
+
+def test_a_document_no_passage_supports_fails_saying_so(fake_openai, studio_sources, make_document):
+    fake_openai.chat_reply_for = lambda body: reply(
+        {"heading": "Space", "sentences": ["The moon landing was in 1969."]}
+    )
+
+    document = make_document("report")
+
+    assert document.status == GeneratedDocument.Status.FAILED
+    assert "nothing the passages support" in document.error
+
+
+def test_passages_asked_are_spread_from_the_first_to_the_last():
+    assert spread(5, 0) == [1, 2, 3, 4, 5]
+    assert spread(5, 8) == [1, 2, 3, 4, 5]
+    assert spread(16, 5) == [1, 5, 9, 12, 16]
+
+
+def test_the_local_model_writes_documents_a_passage_at_a_time(tmp_path, monkeypatch):
+    monkeypatch.delenv("GENERATION_BY_PASSAGE", raising=False)
+    plan = Plan(tmp_path / "m.gguf", "m", "a model", 2, 4096, "")
+    server = LocalModelServer(plan, data_dir=tmp_path)
+    assert server.environment()["GENERATION_BY_PASSAGE"] == "1"
+
+
+def test_the_page_says_which_passage_is_being_written(studio_sources, owner, notebook):
+    document = GeneratedDocument.objects.create(
+        notebook=notebook,
+        owner=owner,
+        kind="quiz",
+        status=GeneratedDocument.Status.PROCESSING,
+        stage=GeneratedDocument.Stage.WRITING,
+        progress_done=3,
+        progress_total=8,
+    )
+    page = render_to_string("generation/_status.html", {"document": document})
+    assert "writing, passage 3 of 8" in " ".join(page.split())
+
+
+def test_a_quiz_answer_cut_off_or_a_question_about_the_passage_is_asked_again(
+    fake_openai, studio_sources, make_document
+):
+    seen: dict[str, int] = {}
+
+    def question(body: dict) -> str:
+        text = passage_of(body)
+        seen[text] = seen.get(text, 0) + 1
+        sentence = first_sentence(text)
+        if seen[text] == 1 and len(seen) == 1:
+            answer, asked = "x" * 80, "What is it?"  # stopped at its most characters
+        elif seen[text] == 1 and len(seen) == 2:
+            answer, asked = "herons", "What does the passage say?"
+        else:
+            answer, asked = " ".join(sentence.split()[:3]), "What is true?"
+        return reply(
+            {"fact": sentence, "question": asked, "answer": answer, "wrong_answers": ["a", "b"]}
+        )
+
+    fake_openai.chat_reply_for = question
+
+    document = make_document("quiz")
+
+    assert document.status == GeneratedDocument.Status.READY, document.error
+    repairs = [
+        request for request in fake_openai.chat_requests if len(request.body["messages"]) > 2
+    ]
+    told = [request.body["messages"][-1]["content"] for request in repairs]
+    assert len(told) == 2
+    assert "give it in 1 to 6 words" in told[0]
+    assert "as a teacher would" in told[1]
+    questions = document.data["questions"]
+    assert len(questions) == len(seen)
+    assert all(item["question"] == "What is true?" for item in questions)
+
+
+def test_a_card_whose_front_is_a_sentence_is_asked_again(
+    fake_openai, studio_sources, make_document
+):
+    seen: set[str] = set()
+
+    def cards(body: dict) -> str:
+        text = passage_of(body)
+        sentence = first_sentence(text)
+        front = heading_of(text)
+        if text not in seen:
+            seen.add(text)
+            front = f"{sentence} which goes on and on for many more words"
+        return reply({"cards": [{"front": front, "back": sentence}]})
+
+    fake_openai.chat_reply_for = cards
+
+    document = make_document("flashcards")
+
+    assert document.status == GeneratedDocument.Status.READY, document.error
+    assert len(fake_openai.chat_requests) == 2 * len(seen)
+    assert (
+        "make it a term or a short question"
+        in fake_openai.chat_requests[1].body["messages"][-1]["content"]
+    )
+    assert all(len(card["front"].split()) <= 10 for card in document.data["cards"])
