@@ -87,6 +87,8 @@ def write_by_passage(
                 deadline=deadline,
             )
         except GenerationFailed as exc:
+            if deadline.remaining() <= 0:
+                raise  # the document's time ran out, not this passage's luck
             lost += 1
             logger.info("%s: passage %s left out: %s", kind, number, exc)
             continue

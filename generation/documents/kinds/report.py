@@ -53,8 +53,14 @@ as [1][3]. Summaries are context only: never cite them, and never invent a marke
 
 
 def _section(reply: dict[str, Any], number: int) -> dict[str, Any]:
-    said = " ".join(cited(sentence, number) for sentence in reply["sentences"])
+    said = " ".join(cited(_ended(sentence), number) for sentence in reply["sentences"])
     return {"markdown": f"## {reply['heading'].strip()}\n\n{said}"}
+
+
+def _ended(sentence: str) -> str:
+    """The sentence with a full stop when the model left it without one."""
+    sentence = sentence.strip()
+    return sentence + "." if sentence[-1:].isalnum() else sentence
 
 
 def _assembled(parts: list[dict[str, Any]], title: str) -> dict[str, Any]:

@@ -268,3 +268,19 @@ def test_a_card_whose_front_is_a_sentence_is_asked_again(
         in fake_openai.chat_requests[1].body["messages"][-1]["content"]
     )
     assert all(len(card["front"].split()) <= 10 for card in document.data["cards"])
+
+
+def test_a_document_whose_time_runs_out_between_passages_fails_saying_so(
+    fake_openai, studio_sources, make_document, settings
+):
+    settings.GENERATION_TIMEOUT_SECONDS = 2
+    fake_openai.slow_seconds = 4
+    fake_openai.fail_next("slow", skip=1, endpoint="completions")
+    fake_openai.chat_reply_for = lambda body: reply(
+        {"heading": heading_of(passage_of(body)), "sentences": [first_sentence(passage_of(body))]}
+    )
+
+    document = make_document("report")
+
+    assert document.status == GeneratedDocument.Status.FAILED
+    assert "GENERATION_TIMEOUT_SECONDS" in document.error
