@@ -104,6 +104,23 @@ speaker "notes" without markers.
 {CITING}"""
 
 
+PIECE_BULLET_CHARS = 200
+
+
+def _slide(reply: dict[str, Any], number: int) -> dict[str, Any]:
+    """The slide, each bullet cited; a bullet stopped at its most characters (cut off
+    mid-word by a grammar) is left out, and a slide left with none is asked again."""
+    bullets = [
+        cited(bullet, number) for bullet in reply["bullets"] if len(bullet) < PIECE_BULLET_CHARS
+    ]
+    if not bullets:
+        raise InvalidOutput(
+            f"every bullet ran to {PIECE_BULLET_CHARS} characters and was cut off; make each "
+            "a short line"
+        )
+    return {"slides": [{**reply, "bullets": bullets}]}
+
+
 def by_passage(*, notes: str, title: Callable[[str], str], most: int = MAX_SLIDES) -> Piece:
     """A slide per passage, with `notes` saying what its speaker notes are."""
     return Piece(
@@ -115,7 +132,7 @@ def by_passage(*, notes: str, title: Callable[[str], str], most: int = MAX_SLIDE
                     "type": "array",
                     "minItems": 1,
                     "maxItems": MAX_BULLETS - 1,
-                    "items": {"type": "string", "minLength": 1, "maxLength": 200},
+                    "items": {"type": "string", "minLength": 1, "maxLength": PIECE_BULLET_CHARS},
                 },
                 "notes": {"type": "string", "maxLength": 1000},
             },
@@ -130,9 +147,7 @@ Markdown.
 - "notes": {notes}
 {ONE_PASSAGE}""",
         max_tokens=600,
-        part=lambda reply, number: {
-            "slides": [{**reply, "bullets": [cited(bullet, number) for bullet in reply["bullets"]]}]
-        },
+        part=_slide,
         assemble=lambda parts, title: {"title": title, "slides": joined(parts, "slides")},
         title=title,
         most=most,

@@ -284,3 +284,22 @@ def test_a_document_whose_time_runs_out_between_passages_fails_saying_so(
 
     assert document.status == GeneratedDocument.Status.FAILED
     assert "GENERATION_TIMEOUT_SECONDS" in document.error
+
+
+def test_a_bullet_cut_off_at_its_most_characters_is_left_out_of_its_slide(
+    fake_openai, studio_sources, make_document
+):
+    def slide(body: dict) -> str:
+        text = passage_of(body)
+        sentence = first_sentence(text)
+        cut = (sentence + " and so on") * 20
+        return reply({"heading": heading_of(text), "bullets": [sentence, cut[:200]], "notes": ""})
+
+    fake_openai.chat_reply_for = slide
+
+    document = make_document("slides")
+
+    assert document.status == GeneratedDocument.Status.READY, document.error
+    bullets = [bullet for each in document.data["slides"] for bullet in each["bullets"]]
+    assert bullets and all("and so on" not in bullet for bullet in bullets)
+    assert document.pptx and document.pdf
