@@ -35,6 +35,17 @@ def spread(count: int, most: int) -> list[int]:
     return sorted({1 + round(index * (count - 1) / (most - 1)) for index in range(most)})
 
 
+def _said(data: Any) -> bool:
+    """Whether `data` holds any text."""
+    if isinstance(data, str):
+        return bool(data.strip())
+    if isinstance(data, dict):
+        return any(_said(value) for value in data.values())
+    if isinstance(data, list):
+        return any(_said(value) for value in data)
+    return False
+
+
 def _material(inputs: Inputs, number: int) -> str:
     """The passage, where it stands, without its number (the model writes no markers)."""
     hit = inputs.hits[number - 1]
@@ -46,6 +57,7 @@ def write_by_passage(
     kind: str,
     piece: Piece,
     check: Callable[[dict[str, Any], int], None],
+    check_part: Callable[[dict[str, Any]], None],
     inputs: Inputs,
     system: str,
     title: str,
@@ -56,7 +68,8 @@ def write_by_passage(
 ) -> tuple[Accepted, str]:
     """The kind's data from one call per passage, as acceptance keeps it, and the model
     that wrote it. `system` holds the piece's instructions and the language to write in;
-    `check` is the kind's own (markers, options), applied to each part."""
+    `check_part` weighs each part (its language), `check` (the kind's own: markers,
+    options) the document assembled."""
     passages = [hit.chunk.text for hit in inputs.hits]
     numbers = spread(len(passages), piece.most)
     total = Accepted(data={})
@@ -68,10 +81,17 @@ def write_by_passage(
         alone = [text if n == number else "" for n, text in enumerate(passages, start=1)]
 
         def take(reply: dict[str, Any], number: int = number, alone: list[str] = alone) -> Accepted:
-            accepted = acceptance.accept(
-                kind, piece.part(reply, number), alone, translated=translated
-            )
-            check(accepted.data, len(passages))
+            part = piece.part(reply, number)
+            if not _said(part):  # nothing of the kind here (an infographic's figures)
+                return Accepted(data=part)
+            accepted = acceptance.accept(kind, part, alone, translated=translated)
+            if not _said(accepted.data):
+                raise InvalidOutput(
+                    "nothing in it is stated in the text given, so nothing of it was kept; "
+                    "write only what the text states",
+                    details=accepted.problems,
+                )
+            check_part(accepted.data)
             return accepted
 
         try:
@@ -100,7 +120,7 @@ def write_by_passage(
         total.repeated += part.repeated
         total.problems += part.problems
     on_progress(len(numbers), len(numbers))
-    if not parts:
+    if not any(_said(part) for part in parts):
         raise GenerationFailed(
             Text(
                 "The chat model wrote nothing the passages support for this %(kind)s (%(count)s "

@@ -394,6 +394,9 @@ def _piece(document: GeneratedDocument, kind: Any) -> Piece | None:
     if document.kind == GeneratedDocument.Kind.VIDEO:
         piece: Piece = kind.by_passage(document.video_format)
         return piece
+    if document.kind == GeneratedDocument.Kind.AUDIO:
+        piece = kind.by_passage(document.audio_format, document.length)
+        return piece
     return getattr(kind, "BY_PASSAGE", None)
 
 
@@ -409,27 +412,28 @@ def _written_by_passage(
         if where
         else "\n\nWrite in the passage's language."
     )
-    with translation.override(language or settings.LANGUAGE_CODE):
-        title = piece.title(document.notebook.title)
 
-    def check(data: dict[str, Any], passages: int) -> None:
-        kind.check(data, passages)
+    def check_part(data: dict[str, Any]) -> None:
         _check_language(" ".join(_texts(data)), language)
 
-    return write_by_passage(
-        kind=document.kind,
-        piece=piece,
-        check=check,
-        inputs=inputs,
-        system=system,
-        title=title,
-        translated=bool(language and inputs.language and language != inputs.language),
-        user=document.owner,
-        deadline=deadline,
-        on_progress=lambda done, total: document.report_progress(
-            stage=GeneratedDocument.Stage.WRITING, done=done, total=total
-        ),
-    )
+    # The title and what code writes around the model's pieces (a table's column names, an
+    # audio script's welcome) in the language the document is written in.
+    with translation.override(language or settings.LANGUAGE_CODE):
+        return write_by_passage(
+            kind=document.kind,
+            piece=piece,
+            check=kind.check,
+            check_part=check_part,
+            inputs=inputs,
+            system=system,
+            title=piece.title(document.notebook.title),
+            translated=bool(language and inputs.language and language != inputs.language),
+            user=document.owner,
+            deadline=deadline,
+            on_progress=lambda done, total: document.report_progress(
+                stage=GeneratedDocument.Stage.WRITING, done=done, total=total
+            ),
+        )
 
 
 def _texts(data: Any) -> list[str]:

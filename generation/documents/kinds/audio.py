@@ -7,6 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext as _
+
+from generation.documents.pieces import ONE_PASSAGE, Piece, joined
+
 FOCUS = "main findings, surprising facts and open questions worth discussing"
 
 DEEP_DIVE, BRIEF, DEBATE = "deep_dive", "brief", "debate"
@@ -126,3 +130,81 @@ def readable(data: dict[str, Any]) -> str:
     lines = [f"# {data['title']}", ""]
     lines += [f"{turn['speaker']}: {turn['text']}" for turn in data["turns"]]
     return "\n\n".join(lines)
+
+
+# A passage at a time (generation/documents/by_passage.py): what each format asks of one
+# passage; Loupe gives the lines to the hosts in turn and opens and closes the script.
+PIECE_TURNS = {
+    DEEP_DIVE: (
+        "A",
+        "the first host's line: introduces what this part is about, or asks about it",
+        "B",
+        "the second host's answer: explains what it says, its facts, names and figures",
+    ),
+    DEBATE: (
+        "A",
+        "the first host argues for what this part proposes or claims, from its facts",
+        "B",
+        "the second host argues the other side: its limits, risks, costs or alternatives, "
+        "as far as the text gives them",
+    ),
+    BRIEF: ("A", "one short paragraph that says what this part says, its main point first"),
+}
+
+
+def by_passage(audio_format: str, length: str) -> Piece:
+    """The lines a format asks of one passage: a host's line and the other's reply (a brief:
+    one paragraph); as many passages as the length's turns take."""
+    spoken = PIECE_TURNS[audio_format]
+    speakers, described = spoken[0::2], spoken[1::2]
+    fields = [f"line_{speaker.lower()}" for speaker in speakers]
+    listed = "\n".join(
+        f'- "{field}": {what}, one to three sentences.'
+        for field, what in zip(fields, described, strict=True)
+    )
+    per_passage = len(speakers)
+    return Piece(
+        schema={
+            "type": "object",
+            "properties": {
+                field: {"type": "string", "minLength": 1, "maxLength": TURN_CHARS}
+                for field in fields
+            },
+            "required": fields,
+            "additionalProperties": False,
+        },
+        instructions=f"""You write part of the script of a spoken audio overview from one \
+part of the user's documents.
+
+{listed}
+
+{SPOKEN}
+{ONE_PASSAGE}""",
+        max_tokens=round(per_passage * (TURN_CHARS / CHARS_PER_TOKEN + TOKENS_PER_TURN) + 60),
+        part=lambda reply, number: {
+            "turns": [
+                {"speaker": speaker, "text": reply[field]}
+                for speaker, field in zip(speakers, fields, strict=True)
+            ]
+        },
+        assemble=lambda parts, title: {"title": title, "turns": _framed(parts, title, speakers)},
+        title=lambda notebook: notebook,
+        most=max(1, round(turn_count(audio_format, length) / per_passage)),
+    )
+
+
+def _framed(parts: list[dict[str, Any]], title: str, speakers: tuple[str, ...]) -> list[Any]:
+    """The passages' lines, opened and closed by the first host (a two-host script keeps
+    its turns alternating: each passage's lines begin with A and end with B)."""
+    last = speakers[-1]
+    opening = {
+        "speaker": "A",
+        "text": _("Welcome. Today we talk about %(title)s.") % {"title": title},
+    }
+    closing = {"speaker": "A" if last == "B" else last, "text": _("That is all for today.")}
+    turns = joined(parts, "turns")
+    if len(speakers) > 1:
+        # A opens, then each passage's A and B lines: the welcome joins the first A line.
+        turns[0] = {**turns[0], "text": f"{opening['text']} {turns[0]['text']}"}
+        return [*turns, closing]
+    return [opening, *turns, closing]

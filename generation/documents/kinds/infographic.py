@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from generation.documents.markers import require_markers
+from generation.documents.pieces import ONE_PASSAGE, Piece, cited, joined
 from generation.documents.structured import InvalidOutput
 
 FOCUS = "key figures, statistics, dates, milestones and comparisons"
@@ -85,6 +88,53 @@ the numbered passages you are given: up to {MAX_FIGURES} key "figures" (a short 
 (quantities of the same unit side by side, as numbers). Leave a list empty when the \
 material has nothing for it. Every "source" is the [n] marker of the passage that states \
 it (e.g. "[2]"). Never invent a figure or a marker; never cite the summaries."""
+
+
+def _items(reply: dict[str, Any], number: int) -> dict[str, Any]:
+    marker = cited("", number)
+    return {
+        "figures": [{**figure, "source": marker} for figure in reply["figures"]],
+        "timeline": [{**event, "source": marker} for event in reply["timeline"]],
+    }
+
+
+def _infographic(parts: list[dict[str, Any]], title: str) -> dict[str, Any]:
+    properties = SCHEMA["properties"]
+    return {
+        "title": title,
+        "figures": joined(parts, "figures")[: properties["figures"]["maxItems"]],
+        "timeline": joined(parts, "timeline")[: properties["timeline"]["maxItems"]],
+        "comparisons": [],
+    }
+
+
+def _listed(name: str, most: int) -> dict[str, Any]:
+    item = SCHEMA["properties"][name]["items"]
+    fields = {key: value for key, value in item["properties"].items() if key != "source"}
+    return {
+        "type": "array",
+        "maxItems": most,
+        "items": {**item, "properties": fields, "required": list(fields)},
+    }
+
+
+BY_PASSAGE = Piece(
+    schema={
+        "type": "object",
+        "properties": {"figures": _listed("figures", 2), "timeline": _listed("timeline", 2)},
+        "required": ["figures", "timeline"],
+        "additionalProperties": False,
+    },
+    instructions=f"""You take what an infographic would show out of one part of the user's \
+documents: up to 2 key "figures" (a short "value" such as "42 %", "67,672" or "8 TiB", and a \
+"label" saying what it measures) and up to 2 dated events for a "timeline" (a "date" and the \
+"event"). Leave a list empty when the part has nothing for it; never make a figure up.
+{ONE_PASSAGE}""",
+    max_tokens=300,
+    part=_items,
+    assemble=_infographic,
+    title=lambda notebook: _("In figures: %(notebook)s") % {"notebook": notebook},
+)
 
 
 def check(data: dict[str, Any], passages: int) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 
 from generation.documents.extract import key_sentences, source_sentences
 from generation.documents.inputs import Inputs
+from generation.documents.pieces import ONE_PASSAGE, Piece, joined
 from generation.documents.structured import InvalidOutput
 from ingest.structure import strip_number
 from language.words import content_terms
@@ -49,6 +50,61 @@ summaries you are given: a "root" node (the overall subject), main topics as its
 and sub-topics below them, at most {MAX_DEPTH} levels deep and about 30 nodes in all.
 
 Labels are short noun phrases (a few words), in the documents' language. No [n] markers."""
+
+
+IDEAS_PER_TOPIC = 4
+
+BY_PASSAGE = Piece(
+    schema={
+        "type": "object",
+        "properties": {
+            "topic": {"type": "string", "minLength": 1, "maxLength": MAX_LABEL_CHARS},
+            "ideas": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": IDEAS_PER_TOPIC,
+                "items": {"type": "string", "minLength": 1, "maxLength": MAX_LABEL_CHARS},
+            },
+        },
+        "required": ["topic", "ideas"],
+        "additionalProperties": False,
+    },
+    instructions=f"""You make one branch of a mind map from one part of the user's documents.
+
+- "topic": the subject of this part, a short noun phrase (a few words).
+- "ideas": 2 to {IDEAS_PER_TOPIC} key concepts, tools or facts below it, each a short noun \
+phrase (a few words), not a sentence.
+{ONE_PASSAGE}""",
+    max_tokens=250,
+    part=lambda reply, number: {
+        "branches": [
+            {
+                "label": reply["topic"],
+                "children": [{"label": idea, "children": []} for idea in reply["ideas"]],
+            }
+        ]
+    },
+    assemble=lambda parts, title: {
+        "title": title,
+        "root": {"label": title, "children": _merged(joined(parts, "branches"))},
+    },
+    title=lambda notebook: notebook,
+)
+
+
+def _merged(branches: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Branches of one topic (two passages on it) as one, an idea named twice once."""
+    merged: dict[str, dict[str, Any]] = {}
+    for branch in branches:
+        kept = merged.setdefault(
+            branch["label"].lower(), {"label": branch["label"], "children": []}
+        )
+        named = {child["label"].lower() for child in kept["children"]}
+        for child in branch["children"]:
+            if child["label"].lower() not in named:
+                named.add(child["label"].lower())
+                kept["children"].append(child)
+    return list(merged.values())
 
 
 def _count(node: dict[str, Any], depth: int = 1) -> tuple[int, int]:

@@ -11,6 +11,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 
 from generation.documents.markers import require_markers
+from generation.documents.pieces import ONE_PASSAGE, Piece, cited, joined
 from generation.documents.structured import InvalidOutput
 from notebooks.markers import strip_markers
 
@@ -52,6 +53,63 @@ documents, using only the numbered passages you are given.
 - Choose a few "columns" that suit the material (e.g. what, value, unit, date, compared with).
 - Each row's "cells" has one string per column; its "source" is the [n] marker of the \
 passage that states it (e.g. "[3]"). Never invent a marker; never cite the summaries."""
+
+
+ROWS_PER_PASSAGE = 3
+
+
+def _rows(reply: dict[str, Any], number: int) -> dict[str, Any]:
+    return {
+        "rows": [
+            {"cells": [row["what"], row["value"], row["detail"]], "source": cited("", number)}
+            for row in reply["rows"]
+        ]
+    }
+
+
+def _table(parts: list[dict[str, Any]], title: str) -> dict[str, Any]:
+    return {
+        "title": title,
+        "columns": [_("What"), _("Figure or date"), _("Detail")],
+        "rows": joined(parts, "rows")[: SCHEMA["properties"]["rows"]["maxItems"]],
+    }
+
+
+BY_PASSAGE = Piece(
+    schema={
+        "type": "object",
+        "properties": {
+            "rows": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": ROWS_PER_PASSAGE,
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "what": {"type": "string", "minLength": 1, "maxLength": 80},
+                        "value": {"type": "string", "minLength": 1, "maxLength": 40},
+                        "detail": {"type": "string", "maxLength": 160},
+                    },
+                    "required": ["what", "value", "detail"],
+                    "additionalProperties": False,
+                },
+            }
+        },
+        "required": ["rows"],
+        "additionalProperties": False,
+    },
+    instructions=f"""You take the figures and dates out of one part of the user's documents \
+for a table: 1 to {ROWS_PER_PASSAGE} rows.
+
+- "what": what the figure or date is about (a few words).
+- "value": the figure, quantity, version, size or date itself, exactly as written.
+- "detail": a short note that makes the row clear (a unit, a condition), or "".
+{ONE_PASSAGE}""",
+    max_tokens=400,
+    part=_rows,
+    assemble=_table,
+    title=lambda notebook: _("Table: %(notebook)s") % {"notebook": notebook},
+)
 
 
 def check(data: dict[str, Any], passages: int) -> None:

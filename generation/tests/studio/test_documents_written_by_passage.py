@@ -303,3 +303,104 @@ def test_a_bullet_cut_off_at_its_most_characters_is_left_out_of_its_slide(
     bullets = [bullet for each in document.data["slides"] for bullet in each["bullets"]]
     assert bullets and all("and so on" not in bullet for bullet in bullets)
     assert document.pptx and document.pdf
+
+
+def test_a_table_has_its_rows_from_each_passage_under_columns_loupe_names(
+    fake_openai, studio_sources, make_document
+):
+    def rows(body: dict) -> str:
+        text = passage_of(body)
+        figures = re.findall(r"\d[\d.,:]*(?: ?(?:%|cm|kg|nests|million))?", text)
+        if not figures:
+            return reply(
+                {"rows": [{"what": "Speed of light", "value": "299,792 km/s", "detail": ""}]}
+            )
+        sentence = next(s for s in re.split(r"(?<=[.!?])\s", text) if figures[0] in s)
+        return reply({"rows": [{"what": sentence[:60], "value": figures[0], "detail": ""}]})
+
+    fake_openai.chat_reply_for = rows
+
+    document = make_document("table")
+
+    assert document.status == GeneratedDocument.Status.READY, document.error
+    assert document.data["columns"] == ["What", "Figure or date", "Detail"]
+    values = [row["cells"][1] for row in document.data["rows"]]
+    assert "299,792 km/s" not in values  # invented where a passage had no figure
+    assert any("95 cm" in value or "1.4 million" in value for value in values)
+    assert all(re.fullmatch(r"\[\d+\]", row["source"]) for row in document.data["rows"])
+
+
+def test_an_infographic_passage_with_nothing_to_show_costs_one_call(
+    fake_openai, studio_sources, make_document
+):
+    def items(body: dict) -> str:
+        text = passage_of(body)
+        found = re.search(r"[^.\n]*\b(20\d\d|19\d\d)\b[^.\n]*", text)
+        if not found:
+            return reply({"figures": [], "timeline": []})
+        return reply(
+            {"figures": [], "timeline": [{"date": found.group(1), "event": found.group(0).strip()}]}
+        )
+
+    fake_openai.chat_reply_for = items
+
+    document = make_document("infographic")
+
+    assert document.status == GeneratedDocument.Status.READY, document.error
+    requests = fake_openai.chat_requests
+    assert all(len(request.body["messages"]) == 2 for request in requests)  # no repair
+    dates = [event["date"] for event in document.data["timeline"]]
+    assert "2016" in dates and "2019" in dates
+    assert document.data["comparisons"] == []
+
+
+def test_a_mind_map_is_a_branch_per_passage_under_the_notebook(
+    fake_openai, studio_sources, make_document
+):
+    fake_openai.chat_reply_for = lambda body: reply(
+        {"topic": heading_of(passage_of(body)), "ideas": ["Facts", "Figures", "facts"]}
+    )
+
+    document = make_document("mindmap")
+
+    assert document.status == GeneratedDocument.Status.READY, document.error
+    root = document.data["root"]
+    assert root["label"] == "Research"
+    labels = [branch["label"] for branch in root["children"]]
+    assert "Grey herons" in labels and "Night trains" in labels
+    assert len(labels) == len({label.lower() for label in labels})  # one branch per topic
+    for branch in root["children"]:
+        assert [child["label"] for child in branch["children"]] == ["Facts", "Figures"]
+
+
+@pytest.mark.parametrize("audio_format", ["deep_dive", "debate", "brief"])
+def test_an_audio_script_gives_each_passage_to_the_hosts_in_turn(
+    fake_openai, owner, notebook, studio_sources, audio_format
+):
+    from generation.documents.services import generate_document, request_document
+
+    def lines(body: dict) -> str:
+        fields = body["response_format"]["json_schema"]["schema"]["required"]
+        sentence = first_sentence(passage_of(body))
+        return reply({field: f"{sentence} ({field})" for field in fields})
+
+    fake_openai.chat_reply_for = lines
+    document = request_document(
+        user=owner, notebook=notebook, kind="audio", audio_format=audio_format, length="short"
+    )
+    generate_document(document_id=document.pk)
+    document.refresh_from_db()
+
+    assert document.status == GeneratedDocument.Status.READY, document.error
+    turns = document.data["turns"]
+    said = [turn["speaker"] for turn in turns]
+    if audio_format == "brief":
+        assert set(said) == {"A"}
+    else:
+        assert all(a != b for a, b in zip(said, said[1:], strict=False))  # never twice in a row
+        assert "(line_b)" in turns[1]["text"]
+    assert turns[0]["text"].startswith("Welcome. Today we talk about Research.")
+    assert turns[-1]["text"] == "That is all for today."
+    system = fake_openai.chat_requests[0].body["messages"][0]["content"]
+    assert ("argues the other side" in system) == (audio_format == "debate")
+    assert document.audio
