@@ -59,7 +59,7 @@ passage that states it. Never invent a marker; never cite the summaries."""
 
 
 SHORT = 80  # an answer or an option is a few words
-ANSWER_WORDS = 6
+ANSWER_WORDS = 10
 
 
 def _part(reply: dict[str, Any], number: int) -> dict[str, Any]:
@@ -68,7 +68,7 @@ def _part(reply: dict[str, Any], number: int) -> dict[str, Any]:
     answer distinct from the right one, a short-answer question. The fact the model copied
     first is the explanation. InvalidOutput for an answer cut off at its most characters
     or a question that speaks of "the passage" (a reader never saw one)."""
-    answer = reply["answer"].strip().rstrip(".")
+    answer = reply["short_answer"].strip().rstrip(".")
     if len(answer) >= SHORT or len(answer.split()) > ANSWER_WORDS:
         raise InvalidOutput(f"the answer is a sentence; give it in 1 to {ANSWER_WORDS} words")
     if "passage" in reply["question"].lower():
@@ -114,7 +114,8 @@ BY_PASSAGE = Piece(
         "properties": {
             "fact": {"type": "string", "minLength": 1, "maxLength": 300},
             "question": {"type": "string", "minLength": 1, "maxLength": 200},
-            "answer": {"type": "string", "minLength": 1, "maxLength": SHORT},
+            # Named so: a small model reads a field's name more closely than the prose.
+            "short_answer": {"type": "string", "minLength": 1, "maxLength": SHORT},
             "wrong_answers": {
                 "type": "array",
                 "minItems": 2,
@@ -122,7 +123,7 @@ BY_PASSAGE = Piece(
                 "items": {"type": "string", "minLength": 1, "maxLength": SHORT},
             },
         },
-        "required": ["fact", "question", "answer", "wrong_answers"],
+        "required": ["fact", "question", "short_answer", "wrong_answers"],
         "additionalProperties": False,
     },
     instructions=f"""You write one quiz question from one part of the user's documents.
@@ -130,7 +131,7 @@ BY_PASSAGE = Piece(
 - "fact": the most important fact stated, one sentence in the document's own words.
 - "question": a question a teacher would ask about that fact (which command, what number, \
 who, when, why).
-- "answer": the right answer in 1 to {ANSWER_WORDS} words.
+- "short_answer": the right answer in a few words (a command, a number, a name).
 - "wrong_answers": 2 or 3 answers of the same kind and length that are wrong (a different \
 command, number, name or place), none meaning the same as the right answer.
 {ONE_PASSAGE}""",

@@ -54,7 +54,7 @@ def test_a_quiz_asks_one_question_of_each_passage_and_places_the_right_answer_it
             {
                 "fact": sentence,
                 "question": f"What does the document say about {sentence.split()[1]}?",
-                "answer": " ".join(sentence.split()[:5]),
+                "short_answer": " ".join(sentence.split()[:5]),
                 "wrong_answers": ["Nothing at all", "nothing at all", "It is not mentioned"],
             }
         )
@@ -223,7 +223,12 @@ def test_a_quiz_answer_cut_off_or_a_question_about_the_passage_is_asked_again(
         else:
             answer, asked = " ".join(sentence.split()[:3]), "What is true?"
         return reply(
-            {"fact": sentence, "question": asked, "answer": answer, "wrong_answers": ["a", "b"]}
+            {
+                "fact": sentence,
+                "question": asked,
+                "short_answer": answer,
+                "wrong_answers": ["a", "b"],
+            }
         )
 
     fake_openai.chat_reply_for = question
@@ -236,7 +241,7 @@ def test_a_quiz_answer_cut_off_or_a_question_about_the_passage_is_asked_again(
     ]
     told = [request.body["messages"][-1]["content"] for request in repairs]
     assert len(told) == 2
-    assert "give it in 1 to 6 words" in told[0]
+    assert "give it in 1 to 10 words" in told[0]
     assert "as a teacher would" in told[1]
     questions = document.data["questions"]
     assert len(questions) == len(seen)
