@@ -66,11 +66,17 @@ def _part(reply: dict[str, Any], number: int) -> dict[str, Any]:
     """A multiple-choice question: the right answer among the wrong ones at a place that
     varies from question to question (the model never counts an index); with no wrong
     answer distinct from the right one, a short-answer question. The fact the model copied
-    first is the explanation. InvalidOutput for an answer cut off at its most characters
-    or a question that speaks of "the passage" (a reader never saw one)."""
-    answer = reply["short_answer"].strip().rstrip(".")
+    first is the explanation. InvalidOutput for an answer that is a sentence, a question
+    that names its own answer, or one that speaks of "the passage" (a reader never saw
+    one)."""
+    answer = reply["key_term"].strip().rstrip(".")
     if len(answer) >= SHORT or len(answer.split()) > ANSWER_WORDS:
         raise InvalidOutput(f"the answer is a sentence; give it in 1 to {ANSWER_WORDS} words")
+    named = set(content_terms(answer))
+    if named and named <= set(content_terms(reply["question"])):
+        raise InvalidOutput(
+            "the question names its own answer; ask so that the key term is the answer"
+        )
     if "passage" in reply["question"].lower():
         raise InvalidOutput(
             "the question is about the wording, not the subject; ask what the fact says "
@@ -97,25 +103,23 @@ def _part(reply: dict[str, Any], number: int) -> dict[str, Any]:
 
 
 def _same(option: str, others: list[str]) -> bool:
-    """Whether `option` says what one of `others` says (a wrong answer that is the right
-    one reworded leaves two right options)."""
+    """Whether `option` says what one of `others` says in other words or case (a wrong
+    answer that is the right one again leaves two right options); "between files" and
+    "between packages" differ."""
     terms = set(content_terms(option)) or {_normal(option)}
-    for other in others:
-        theirs = set(content_terms(other)) or {_normal(other)}
-        if len(terms & theirs) / min(len(terms), len(theirs)) >= SHORT_ANSWER_SHARE:
-            return True
-    return False
+    return any(terms == (set(content_terms(other)) or {_normal(other)}) for other in others)
 
 
 BY_PASSAGE = Piece(
     schema={
         "type": "object",
-        # In this order: the model copies the fact before it asks about it.
+        # In this order: the model copies a fact, picks the term that answers it, and only
+        # then asks the question (a small model asked for the question first answers it with
+        # a sentence). A field's name is read more closely than the prose.
         "properties": {
             "fact": {"type": "string", "minLength": 1, "maxLength": 300},
+            "key_term": {"type": "string", "minLength": 1, "maxLength": SHORT},
             "question": {"type": "string", "minLength": 1, "maxLength": 200},
-            # Named so: a small model reads a field's name more closely than the prose.
-            "short_answer": {"type": "string", "minLength": 1, "maxLength": SHORT},
             "wrong_answers": {
                 "type": "array",
                 "minItems": 2,
@@ -123,17 +127,17 @@ BY_PASSAGE = Piece(
                 "items": {"type": "string", "minLength": 1, "maxLength": SHORT},
             },
         },
-        "required": ["fact", "question", "short_answer", "wrong_answers"],
+        "required": ["fact", "key_term", "question", "wrong_answers"],
         "additionalProperties": False,
     },
     instructions=f"""You write one quiz question from one part of the user's documents.
 
 - "fact": the most important fact stated, one sentence in the document's own words.
-- "question": a question a teacher would ask about that fact (which command, what number, \
-who, when, why).
-- "short_answer": the right answer in a few words (a command, a number, a name).
-- "wrong_answers": 2 or 3 answers of the same kind and length that are wrong (a different \
-command, number, name or place), none meaning the same as the right answer.
+- "key_term": the word or few words of that fact a learner must remember (a command, a \
+number, a name, a place): 1 to 5 words, not a sentence.
+- "question": a question a teacher would ask whose answer is exactly the key term.
+- "wrong_answers": 2 or 3 other terms of the same kind (another command, number or name) \
+that do not answer the question.
 {ONE_PASSAGE}""",
     max_tokens=400,
     part=_part,

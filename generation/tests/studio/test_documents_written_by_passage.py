@@ -54,7 +54,7 @@ def test_a_quiz_asks_one_question_of_each_passage_and_places_the_right_answer_it
             {
                 "fact": sentence,
                 "question": f"What does the document say about {sentence.split()[1]}?",
-                "short_answer": " ".join(sentence.split()[:5]),
+                "key_term": " ".join(sentence.split()[:5]),
                 "wrong_answers": ["Nothing at all", "nothing at all", "It is not mentioned"],
             }
         )
@@ -220,13 +220,15 @@ def test_a_quiz_answer_cut_off_or_a_question_about_the_passage_is_asked_again(
             answer, asked = "x" * 80, "What is it?"  # stopped at its most characters
         elif seen[text] == 1 and len(seen) == 2:
             answer, asked = "herons", "What does the passage say?"
+        elif seen[text] == 1 and len(seen) == 3:
+            answer, asked = "night trains", "Which trains run at night?"
         else:
             answer, asked = " ".join(sentence.split()[:3]), "What is true?"
         return reply(
             {
                 "fact": sentence,
                 "question": asked,
-                "short_answer": answer,
+                "key_term": answer,
                 "wrong_answers": ["a", "b"],
             }
         )
@@ -240,9 +242,10 @@ def test_a_quiz_answer_cut_off_or_a_question_about_the_passage_is_asked_again(
         request for request in fake_openai.chat_requests if len(request.body["messages"]) > 2
     ]
     told = [request.body["messages"][-1]["content"] for request in repairs]
-    assert len(told) == 2
+    assert len(told) == 3
     assert "give it in 1 to 10 words" in told[0]
     assert "as a teacher would" in told[1]
+    assert "names its own answer" in told[2]
     questions = document.data["questions"]
     assert len(questions) == len(seen)
     assert all(item["question"] == "What is true?" for item in questions)
