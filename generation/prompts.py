@@ -25,10 +25,12 @@ passages as [1][3].
 # placed no marker in 6 answers of 6. Asked for words first and the number after, as here:
 # "put the passage's marker, e.g. [1], right after each claim" had Qwen2.5-Coder-1.5B
 # answer "[1] [2]" and nothing else; with an example sentence it copied the example.
+# Told that the sentences state facts and say nothing about the passages, it writes fewer
+# sentences that only point ("Dies ist [1][2].") and more that a passage supports.
 CITATION_REMINDER = (
-    "Answer the question in one to three sentences of your own words, using only the "
-    "passages above. After each sentence, write the number of the passage it comes from in "
-    "square brackets."
+    "Answer the question in one to three sentences of your own words that state the facts, "
+    "using only the passages above. End each of those sentences with the number of the "
+    "passage it comes from in square brackets. Write nothing about the passages themselves."
 )
 
 

@@ -20,7 +20,7 @@ from generation.documents import acceptance
 from generation.documents.acceptance import Accepted
 from generation.documents.deadline import Deadline
 from generation.documents.inputs import GenerationFailed, Inputs, passage_place
-from generation.documents.pieces import Piece
+from generation.documents.pieces import First, Piece
 from generation.documents.structured import InvalidOutput, generate_json
 from texts import Text
 
@@ -46,6 +46,39 @@ def _said(data: Any) -> bool:
     return False
 
 
+OPENING_CHARS = 300  # of each passage, for the first call: enough to say what it is about
+
+
+def _decided(
+    first: First,
+    inputs: Inputs,
+    numbers: list[int],
+    *,
+    written_in: str,
+    user: User,
+    deadline: Deadline,
+) -> Piece:
+    """The piece to ask of each passage, as the first call decides it from every passage's
+    place and opening."""
+    openings = [
+        f"From {passage_place(inputs.hits[number - 1])}:\n"
+        + inputs.hits[number - 1].chunk.text.strip()[:OPENING_CHARS]
+        for number in numbers
+    ]
+    reply = generate_json(
+        system=f"{first.instructions}\n\n{written_in}",
+        material="\n\n".join(openings),
+        schema=first.schema,
+        name="plan",
+        user=user,
+        accept=first.then,
+        passages=0,
+        max_tokens=first.max_tokens,
+        deadline=deadline,
+    )
+    return reply.data
+
+
 def _material(inputs: Inputs, number: int) -> str:
     """The passage, where it stands, without its number (the model writes no markers)."""
     hit = inputs.hits[number - 1]
@@ -59,7 +92,7 @@ def write_by_passage(
     check: Callable[[dict[str, Any], int], None],
     check_part: Callable[[dict[str, Any]], None],
     inputs: Inputs,
-    system: str,
+    written_in: str,
     title: str,
     translated: bool,
     user: User,
@@ -67,11 +100,15 @@ def write_by_passage(
     on_progress: Callable[[int, int], None],
 ) -> tuple[Accepted, str]:
     """The kind's data from one call per passage, as acceptance keeps it, and the model
-    that wrote it. `system` holds the piece's instructions and the language to write in;
+    that wrote it. `written_in` says which language to write in;
     `check_part` weighs each part (its language), `check` (the kind's own: markers,
     options) the document assembled."""
     passages = [hit.chunk.text for hit in inputs.hits]
     numbers = spread(len(passages), piece.most)
+    if piece.first is not None:
+        piece = _decided(
+            piece.first, inputs, numbers, written_in=written_in, user=user, deadline=deadline
+        )
     total = Accepted(data={})
     parts: list[dict[str, Any]] = []
     model, lost = "", 0
@@ -96,7 +133,7 @@ def write_by_passage(
 
         try:
             written = generate_json(
-                system=system,
+                system=f"{piece.instructions}\n\n{written_in}",
                 material=_material(inputs, number),
                 schema=piece.schema,
                 name=f"{kind} part",

@@ -407,10 +407,10 @@ def _written_by_passage(
     piece = _piece(document, kind)
     assert piece is not None
     where = LANGUAGES.get(language, language)
-    system = piece.instructions + (
-        f"\n\nWrite in {where}, even where the passage is in another language."
+    written_in = (
+        f"Write in {where}, even where the text is in another language."
         if where
-        else "\n\nWrite in the passage's language."
+        else "Write in the text's language."
     )
 
     def check_part(data: dict[str, Any]) -> None:
@@ -425,7 +425,7 @@ def _written_by_passage(
             check=kind.check,
             check_part=check_part,
             inputs=inputs,
-            system=system,
+            written_in=written_in,
             title=piece.title(document.notebook.title),
             translated=bool(language and inputs.language and language != inputs.language),
             user=document.owner,

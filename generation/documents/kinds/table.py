@@ -11,7 +11,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 
 from generation.documents.markers import require_markers
-from generation.documents.pieces import ONE_PASSAGE, Piece, cited, joined
+from generation.documents.pieces import ONE_PASSAGE, First, Piece, cited, joined
 from generation.documents.structured import InvalidOutput
 from notebooks.markers import strip_markers
 
@@ -56,59 +56,77 @@ passage that states it (e.g. "[3]"). Never invent a marker; never cite the summa
 
 
 ROWS_PER_PASSAGE = 3
+CELL_CHARS = 100
+MIN_COLUMNS, MAX_COLUMNS = 2, 4
 
 
-def _rows(reply: dict[str, Any], number: int) -> dict[str, Any]:
-    return {
-        "rows": [
-            {"cells": [row["what"], row["value"], row["detail"]], "source": cited("", number)}
-            for row in reply["rows"]
-        ]
+def _columns(reply: dict[str, Any]) -> Piece:
+    """The rows to ask of each passage, under the columns the first call chose."""
+    columns = [" ".join(column.split()) for column in reply["columns"]]
+    if len({column.lower() for column in columns}) < len(columns):
+        raise InvalidOutput("two columns have the same name; name each column once")
+    row = {
+        "type": "array",
+        "minItems": len(columns),
+        "maxItems": len(columns),
+        "items": {"type": "string", "maxLength": CELL_CHARS},
     }
-
-
-def _table(parts: list[dict[str, Any]], title: str) -> dict[str, Any]:
-    return {
-        "title": title,
-        "columns": [_("What"), _("Figure or date"), _("Detail")],
-        "rows": joined(parts, "rows")[: SCHEMA["properties"]["rows"]["maxItems"]],
-    }
-
-
-BY_PASSAGE = Piece(
-    schema={
-        "type": "object",
-        "properties": {
-            "rows": {
-                "type": "array",
-                "minItems": 1,
-                "maxItems": ROWS_PER_PASSAGE,
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "what": {"type": "string", "minLength": 1, "maxLength": 80},
-                        "value": {"type": "string", "minLength": 1, "maxLength": 40},
-                        "detail": {"type": "string", "maxLength": 160},
-                    },
-                    "required": ["what", "value", "detail"],
-                    "additionalProperties": False,
-                },
-            }
+    named = "; ".join(f"{index}. {column}" for index, column in enumerate(columns, start=1))
+    return Piece(
+        schema={
+            "type": "object",
+            "properties": {
+                "rows": {"type": "array", "minItems": 1, "maxItems": ROWS_PER_PASSAGE, "items": row}
+            },
+            "required": ["rows"],
+            "additionalProperties": False,
         },
-        "required": ["rows"],
-        "additionalProperties": False,
-    },
-    instructions=f"""You take the figures and dates out of one part of the user's documents \
-for a table: 1 to {ROWS_PER_PASSAGE} rows.
-
-- "what": what the figure or date is about (a few words).
-- "value": the figure, quantity, version, size or date itself, exactly as written.
-- "detail": a short note that makes the row clear (a unit, a condition), or "".
+        instructions=f"""You fill rows of a table from one part of the user's documents: 1 to \
+{ROWS_PER_PASSAGE} rows, each a list of {len(columns)} cells in this order: {named}. A cell \
+is a few words or a figure as the text writes it; "" where the text says nothing for it.
 {ONE_PASSAGE}""",
-    max_tokens=400,
-    part=_rows,
-    assemble=_table,
+        max_tokens=400,
+        part=lambda reply, number: {
+            "rows": [{"cells": cells, "source": cited("", number)} for cells in reply["rows"]]
+        },
+        assemble=lambda parts, title: {
+            "title": title,
+            "columns": columns,
+            "rows": joined(parts, "rows")[: SCHEMA["properties"]["rows"]["maxItems"]],
+        },
+        title=lambda notebook: notebook,
+    )
+
+
+# The title, then the first call: the piece asked of each passage comes from its reply.
+BY_PASSAGE = Piece(
+    schema={},
+    instructions="",
+    max_tokens=0,
+    part=lambda reply, number: reply,
+    assemble=lambda parts, title: {},
     title=lambda notebook: _("Table: %(notebook)s") % {"notebook": notebook},
+    first=First(
+        schema={
+            "type": "object",
+            "properties": {
+                "columns": {
+                    "type": "array",
+                    "minItems": MIN_COLUMNS,
+                    "maxItems": MAX_COLUMNS,
+                    "items": {"type": "string", "minLength": 1, "maxLength": 40},
+                }
+            },
+            "required": ["columns"],
+            "additionalProperties": False,
+        },
+        instructions=f"""You plan a table of the facts in the user's documents. You are \
+given the opening of each part the table will be filled from. Choose {MIN_COLUMNS} to \
+{MAX_COLUMNS} "columns" that every part can fill with a few words or a figure each: the \
+first names the thing a row is about (a package, a command, a setting, a date, a place), \
+the others what the documents say about it. Short column names, no [n] markers.""",
+        then=_columns,
+    ),
 )
 
 

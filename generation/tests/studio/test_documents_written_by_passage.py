@@ -313,29 +313,51 @@ def test_a_bullet_cut_off_at_its_most_characters_is_left_out_of_its_slide(
     assert document.pptx and document.pdf
 
 
-def test_a_table_has_its_rows_from_each_passage_under_columns_loupe_names(
+def test_a_table_has_the_columns_a_first_call_chose_and_a_row_set_from_each_passage(
     fake_openai, studio_sources, make_document
 ):
-    def rows(body: dict) -> str:
+    def answer(body: dict) -> str:
+        if body["response_format"]["json_schema"]["name"] == "plan":
+            openings = body["messages"][1]["content"]
+            assert "Grey herons" in openings and "Night trains" in openings
+            return reply({"columns": ["What", "Figure"]})
         text = passage_of(body)
         figures = re.findall(r"\d[\d.,:]*(?: ?(?:%|cm|kg|nests|million))?", text)
         if not figures:
-            return reply(
-                {"rows": [{"what": "Speed of light", "value": "299,792 km/s", "detail": ""}]}
-            )
+            return reply({"rows": [["Speed of light", "299,792 km/s"]]})
         sentence = next(s for s in re.split(r"(?<=[.!?])\s", text) if figures[0] in s)
-        return reply({"rows": [{"what": sentence[:60], "value": figures[0], "detail": ""}]})
+        return reply({"rows": [[sentence[:60], figures[0]]]})
 
-    fake_openai.chat_reply_for = rows
+    fake_openai.chat_reply_for = answer
 
     document = make_document("table")
 
     assert document.status == GeneratedDocument.Status.READY, document.error
-    assert document.data["columns"] == ["What", "Figure or date", "Detail"]
+    assert document.title == "Table: Research"
+    assert document.data["columns"] == ["What", "Figure"]
+    rows_asked = fake_openai.chat_requests[1].body["response_format"]["json_schema"]["schema"]
+    assert rows_asked["properties"]["rows"]["items"]["minItems"] == 2  # a cell per column
     values = [row["cells"][1] for row in document.data["rows"]]
     assert "299,792 km/s" not in values  # invented where a passage had no figure
     assert any("95 cm" in value or "1.4 million" in value for value in values)
     assert all(re.fullmatch(r"\[\d+\]", row["source"]) for row in document.data["rows"])
+
+
+def test_a_table_whose_columns_repeat_is_planned_again(fake_openai, studio_sources, make_document):
+    plans = iter([["Name", "name"], ["Name", "Value"]])
+
+    def answer(body: dict) -> str:
+        if body["response_format"]["json_schema"]["name"] == "plan":
+            return reply({"columns": next(plans)})
+        return reply({"rows": [[heading_of(passage_of(body)), first_sentence(passage_of(body))]]})
+
+    fake_openai.chat_reply_for = answer
+
+    document = make_document("table")
+
+    assert document.status == GeneratedDocument.Status.READY, document.error
+    assert document.data["columns"] == ["Name", "Value"]
+    assert "name each column once" in fake_openai.chat_requests[1].body["messages"][-1]["content"]
 
 
 def test_an_infographic_passage_with_nothing_to_show_costs_one_call(
