@@ -42,6 +42,9 @@ class Items:
     cite_in: str
     name: str
     says: Callable[[dict[str, Any]], list[str]]
+    # The figures an item shows (a value, a date): each must stand in its passage as
+    # written; a label the passage supports does not make an invented date true.
+    shows: Callable[[dict[str, Any]], list[str]] = lambda item: []
 
 
 @dataclass(frozen=True)
@@ -112,6 +115,7 @@ CLAIMS: dict[str, Items | Prose | Bullets] = {
         "source",
         "item",
         lambda item: [_said(item, "source")],
+        shows=lambda item: [str(item[name]) for name in ("value", "date") if name in item],
     ),
     "slides": Bullets("slides", "bullets", "slide"),
     "video": Bullets("slides", "bullets", "slide"),
@@ -196,6 +200,20 @@ def _best(claims: list[str], passages: list[str]) -> tuple[int, bool]:
     return best, supported
 
 
+NUMBER_RE = re.compile(r"\d+(?:[.,'’]\d+)*")
+
+
+def stands_in(shown: str, passage: str) -> bool:
+    """Whether a figure or date as shown ("67,672", "2001–2007", "8 TiB") stands in the
+    passage: its every number (digit groups joined: "67,672" is 67672), or without
+    numbers its words."""
+    numbers = [re.sub(r"\D", "", number) for number in NUMBER_RE.findall(shown)]
+    if not numbers:
+        return " ".join(shown.lower().split()) in " ".join(passage.lower().split())
+    found = {re.sub(r"\D", "", number) for number in NUMBER_RE.findall(passage)}
+    return all(number in found for number in numbers)
+
+
 def _markers(text: str, passages: int) -> tuple[list[int], list[int]]:
     """The passage numbers `text`'s markers name: those that exist, and those that do not."""
     named = [number for match in MARKER_RE.finditer(text) for number in _numbers(match.group(1))]
@@ -240,6 +258,17 @@ def _accept_items(
             if not supported:
                 accepted.dropped += 1
                 accepted.problems.append(f"{where}: no passage supports it; left out")
+                continue
+            missing = [
+                shown
+                for shown in layout.shows(item)
+                if not any(stands_in(shown, passages[n - 1]) for n in {*valid, best} if n)
+            ]
+            if missing:
+                accepted.dropped += 1
+                accepted.problems.append(
+                    f"{where}: {', '.join(missing)} is not in its passage; left out"
+                )
                 continue
             if not valid:
                 # The model named no passage (or only missing ones): the support check does.

@@ -434,3 +434,29 @@ def test_an_audio_script_gives_each_passage_to_the_hosts_in_turn(
     system = fake_openai.chat_requests[0].body["messages"][0]["content"]
     assert ("argues the other side" in system) == (audio_format == "debate")
     assert document.audio
+
+
+def test_an_infographic_figure_or_date_its_passage_does_not_hold_is_left_out(
+    fake_openai, studio_sources, make_document
+):
+    def items(body: dict) -> str:
+        text = passage_of(body)
+        if "In 2016 the Austrian railway" in text:
+            return reply(
+                {
+                    "figures": [],
+                    "timeline": [
+                        {"date": "2016", "event": "the Austrian railway bought the sleepers"},
+                        {"date": "2023-04-01", "event": "the Austrian railway bought sleepers"},
+                    ],
+                }
+            )
+        return reply({"figures": [], "timeline": []})
+
+    fake_openai.chat_reply_for = items
+
+    document = make_document("infographic")
+
+    assert document.status == GeneratedDocument.Status.READY, document.error
+    assert [event["date"] for event in document.data["timeline"]] == ["2016"]
+    assert document.unsupported_dropped == 1
