@@ -53,6 +53,24 @@ Labels are short noun phrases (a few words), in the documents' language. No [n] 
 
 
 IDEAS_PER_TOPIC = 4
+IDEA_WORDS = 6
+
+
+def _branch(reply: dict[str, Any]) -> dict[str, Any]:
+    """The topic with its ideas that are labels: one that is a sentence, or was stopped at
+    its most characters, is left out; a topic left with none is asked again."""
+    ideas = [
+        idea.strip()
+        for idea in reply["ideas"]
+        if len(idea) < MAX_LABEL_CHARS and len(idea.split()) <= IDEA_WORDS
+    ]
+    if not ideas:
+        raise InvalidOutput(
+            f"every idea is a sentence; give each in 1 to {IDEA_WORDS} words, a noun phrase"
+        )
+    children = [{"label": idea, "children": []} for idea in ideas]
+    return {"branches": [{"label": reply["topic"].strip(), "children": children}]}
+
 
 BY_PASSAGE = Piece(
     schema={
@@ -72,18 +90,11 @@ BY_PASSAGE = Piece(
     instructions=f"""You make one branch of a mind map from one part of the user's documents.
 
 - "topic": the subject of this part, a short noun phrase (a few words).
-- "ideas": 2 to {IDEAS_PER_TOPIC} key concepts, tools or facts below it, each a short noun \
-phrase (a few words), not a sentence.
+- "ideas": 2 to {IDEAS_PER_TOPIC} key concepts, tools or facts below it, each a noun phrase \
+of 1 to {IDEA_WORDS} words, not a sentence.
 {ONE_PASSAGE}""",
     max_tokens=250,
-    part=lambda reply, number: {
-        "branches": [
-            {
-                "label": reply["topic"],
-                "children": [{"label": idea, "children": []} for idea in reply["ideas"]],
-            }
-        ]
-    },
+    part=lambda reply, number: _branch(reply),
     assemble=lambda parts, title: {
         "title": title,
         "root": {"label": title, "children": _merged(joined(parts, "branches"))},

@@ -460,3 +460,16 @@ def test_an_infographic_figure_or_date_its_passage_does_not_hold_is_left_out(
     assert document.status == GeneratedDocument.Status.READY, document.error
     assert [event["date"] for event in document.data["timeline"]] == ["2016"]
     assert document.unsupported_dropped == 1
+
+
+def test_a_mind_map_idea_that_is_a_sentence_is_left_out(fake_openai, studio_sources, make_document):
+    long = "a sentence that goes on for far too many words to be a label"
+    fake_openai.chat_reply_for = lambda body: reply(
+        {"topic": heading_of(passage_of(body)), "ideas": ["Figures", long]}
+    )
+
+    document = make_document("mindmap")
+
+    assert document.status == GeneratedDocument.Status.READY, document.error
+    for branch in document.data["root"]["children"]:
+        assert [child["label"] for child in branch["children"]] == ["Figures"]
