@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 LISTED_DETAILS = 15  # a longer list would drown the model's second try
+REPAIR_TEMPERATURE = 0.6
 
 FENCE_RE = re.compile(r"^\s*```(?:json)?\s*\n?(.*?)\n?```\s*$", re.DOTALL)
 
@@ -160,7 +161,9 @@ def generate_json(
         # The reply and a second one do not both fit the model's context: the second try
         # is told what was wrong, item by item, without the reply itself.
         messages[1] = {"role": "user", "content": f"{material}\n\n{repair}"}
-    reply = ask(0.0)
+    # Warmer than the first: asked again at temperature 0, a small model wrote its invalid
+    # reply again word for word, whatever the repair message said.
+    reply = ask(REPAIR_TEMPERATURE)
     try:
         return StructuredReply(taken(reply), reply.model, repaired=True)
     except InvalidOutput as exc:
