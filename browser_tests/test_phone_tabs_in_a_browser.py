@@ -49,6 +49,9 @@ def test_a_phone_shows_one_part_at_a_time_under_a_bar_of_tabs(page_for, live):
 
     bar.get_by_role("link", name="Studio").click()
     assert "studio" in shown(page) and "chat" not in shown(page)
+    # The chat's passage does not stand above the studio: choosing a part closed it.
+    assert page.locator("#passage").inner_html().strip() == ""
+    assert page.locator("#studio-kind").bounding_box()["y"] < 400
     assert page.locator("#studio-kind").is_visible()
     page.screenshot(path=SCREENSHOTS / "phone-tabs-studio-390.png")
     bar.get_by_role("link", name="Notes").click()

@@ -423,6 +423,12 @@ PDF_MAX_PAGES = env_int("PDF_MAX_PAGES", 2000, minimum=1)
 # one page, that has not finished after this long is stopped and its source fails. A
 # 261-page manual's text takes about a second.
 PDF_READ_SECONDS = env_float("PDF_READ_SECONDS", 300.0)
+# Those children are started before there is a file for them (ingest/loaders/waiting_child.py);
+# one left waiting this long ends, and the next read or cited page starts another (a tenth of
+# a second): an idle worker or web server keeps no PDFium processes.
+PDF_CHILD_IDLE_SECONDS = env_float("PDF_CHILD_IDLE_SECONDS", 300.0)
+if PDF_CHILD_IDLE_SECONDS <= 0:
+    raise ImproperlyConfigured("PDF_CHILD_IDLE_SECONDS must be more than 0")
 # Pages without a legible text layer (all pages in capture mode "vision") read by the vision
 # model, per upload; beyond it the source fails rather than running up a bill.
 PDF_VISION_MAX_PAGES = env_int("PDF_VISION_MAX_PAGES", 100, minimum=1)

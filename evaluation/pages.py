@@ -34,7 +34,7 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.core.files import File
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from evaluation.recall import RECALL_AT, EvaluationError, normalise
 from generation.answering import Answer, answer_question
@@ -42,6 +42,7 @@ from generation.citations import claim_spans, hollow
 from ingest.services import add_source
 from ingest.waiting import wait_for_sources
 from library import embedding_state
+from library.languages import reader_language
 from library.models import Chunk, Source
 from notebooks.models import Message, Notebook
 from providers.errors import ProviderError
@@ -274,9 +275,11 @@ def evaluate_pages(
         figures.questions += 1
         started = time.monotonic()
         try:
-            answer = answer_question(
-                user=user, notebook=notebooks[item.doc], question=item.question
-            )
+            # A command has no reader: a refusal is written in the question's language.
+            with translation.override(reader_language(item.question, given=item.lang)):
+                answer = answer_question(
+                    user=user, notebook=notebooks[item.doc], question=item.question
+                )
         except ProviderError as exc:  # one answer's failure is a figure, not the run's end
             figures.failed.append({"id": item.id, "error": str(exc)})
             continue
@@ -306,9 +309,10 @@ def evaluate_pages(
         figures_off = off[question.lang]
         figures_off.questions += 1
         try:
-            answer = answer_question(
-                user=user, notebook=notebooks[question.doc], question=question.question
-            )
+            with translation.override(reader_language(question.question, given=question.lang)):
+                answer = answer_question(
+                    user=user, notebook=notebooks[question.doc], question=question.question
+                )
         except ProviderError as exc:
             figures_off.failed.append({"question": question.question, "error": str(exc)})
             continue

@@ -27,11 +27,13 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from django.contrib.auth.models import User
+from django.utils import translation
 
 from evaluation.pages import jsonl_rows
 from evaluation.recall import RECALL_AT, EvaluationError, normalise
 from generation.answering import answer_question
 from library import embedding_state
+from library.languages import reader_language
 from library.models import Chunk
 from notebooks.models import Message, Notebook
 
@@ -153,7 +155,10 @@ def evaluate_places(
         holding = [c for c in chunks[item.file] if normalise(item.quote) in normalise(c.text)]
         figures.quote_found += bool(holding)
         figures.place_right += any(at_place(chunk, item.where) for chunk in holding)
-        answer = answer_question(user=user, notebook=notebooks[item.file], question=item.question)
+        with translation.override(reader_language(item.question, given=item.lang)):
+            answer = answer_question(
+                user=user, notebook=notebooks[item.file], question=item.question
+            )
         passages = [hit.chunk for hit in answer.passages]
         for n in RECALL_AT:
             figures.retrieved[n] += any(_gold(chunk, item) for chunk in passages[:n])

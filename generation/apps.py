@@ -1,14 +1,16 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_noop
 
 # What a document says once its job's runs are spent (ops/recovery.py).
-GAVE_UP = (
+# Marked for makemessages: stored as a Text and translated when shown (texts/).
+GAVE_UP = gettext_noop(
     "Making it stopped before it finished, %(attempts)s times (the worker was stopped or "
     "the database was unreachable). Retry to try again."
 )
 
 
 # What a slide revision says once its job's runs are spent.
-REVISION_GAVE_UP = (
+REVISION_GAVE_UP = gettext_noop(
     "Revising the slide stopped before it finished, %(attempts)s times (the worker was "
     "stopped or the database was unreachable). Ask again to try again."
 )

@@ -1,7 +1,9 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_noop
 
 # What a source says once its job's runs are spent (ops/recovery.py).
-GAVE_UP = (
+# Marked for makemessages: stored as a Text and translated when shown (texts/).
+GAVE_UP = gettext_noop(
     "Processing stopped before it finished, %(attempts)s times (the worker was stopped or "
     "the database was unreachable). Retry to try again."
 )

@@ -63,14 +63,16 @@ def fetch(url: str) -> Fetched:
                 )
             current = urljoin(current, location)
             continue
-        if status >= 400:
-            answered = (
-                "The web server answered HTTP %(status)s %(reason)s for %(url)s: the page does "
-                "not exist."
-                if status in {404, 410}
-                else "The web server answered HTTP %(status)s %(reason)s for %(url)s."
+        if status in {404, 410}:
+            raise FetchError(
+                Text(
+                    "The web server answered HTTP %(status)s %(reason)s for %(url)s: the page "
+                    "does not exist.",
+                    status=status,
+                    reason=reason,
+                    url=current,
+                )
             )
-            raise FetchError(Text(answered, status=status, reason=reason, url=current))
         if not 200 <= status < 300:
             raise FetchError(
                 Text(

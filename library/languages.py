@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 import threading
 
+from django.conf import settings
+
 # ISO 639-1 code → a configuration PostgreSQL has shipped since version 13, so an external
 # server of any supported version has it. Any other language gets "simple": lower-cased
 # words without stemming or stop words, which still matches exact words.
@@ -68,6 +70,18 @@ def detect_language(text: str) -> str:
     with _lock:
         code, _score = py3langid.classify(sample)
     return str(code)
+
+
+def reader_language(text: str, *, given: str = "") -> str:
+    """The interface language (settings.LANGUAGES) to answer `text` in where no reader's
+    preference is known (a command): `given` when the pages speak it, else the text's own
+    language when they speak that, else LANGUAGE_CODE. A refusal, or any text the answer
+    path translates, is then in the question's language."""
+    spoken = {code for code, _name in settings.LANGUAGES}
+    for code in (given, detect_language(text)):
+        if code in spoken:
+            return code
+    return str(settings.LANGUAGE_CODE)
 
 
 def search_config(language: str) -> str:

@@ -29,6 +29,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 from procrastinate import exceptions, manager, sql
 from procrastinate.contrib.django import app
 from procrastinate.contrib.django.django_connector import DjangoConnector
@@ -81,7 +82,9 @@ def registered() -> list[Work]:
     return list(_works.values())
 
 
-CANCELLED = "Its job was cancelled before it finished. Retry to try again."
+# Marked for makemessages, as every registered work's `gave_up`: stored as a Text, translated
+# when shown (texts/).
+CANCELLED = gettext_noop("Its job was cancelled before it finished. Retry to try again.")
 
 
 @dataclass

@@ -271,6 +271,11 @@ function noticeText(html) {
       if (!name) return;
       showPart(name);
       if (link.dataset.tab) {
+        // A passage opened in one part (an answer's, a note's, a document's [n]) would
+        // stand above the next part chosen: choosing a part closes it.
+        const passage = document.getElementById("passage");
+        if (passage) passage.replaceChildren();
+        document.querySelectorAll(".cite-open").forEach(function (a) { a.classList.remove("cite-open"); });
         event.preventDefault();
         history.replaceState(null, "", link.hash);
         parts.scrollIntoView({ block: "start" });
@@ -336,15 +341,30 @@ function noticeText(html) {
       button.type = "submit";
       button.className = "link-button";
       close.append(button);
+      // Drawing a page takes seconds on a busy server: until the picture is there the
+      // dialog says so, instead of standing open as an empty strip.
+      const status = document.createElement("p");
+      status.className = "page-dialog-status";
+      status.setAttribute("role", "status");
       const frame = document.createElement("div");
       frame.className = "page-dialog-frame";
-      frame.append(document.createElement("img"));
-      dialog.append(close, frame);
+      const picture = document.createElement("img");
+      picture.addEventListener("load", function () { dialog.classList.remove("loading"); });
+      picture.addEventListener("error", function () {
+        status.textContent = dialog.dataset.msgFailed;
+      });
+      frame.append(picture);
+      dialog.append(close, status, frame);
       document.body.append(dialog);
     }
     const source = link.querySelector("img");
     const image = dialog.querySelector("img");
+    const status = dialog.querySelector(".page-dialog-status");
+    dialog.dataset.msgFailed = link.dataset.msgFailed || "The page could not be drawn.";
+    status.textContent = link.dataset.msgLoading || "Drawing the page…";
+    dialog.classList.add("loading");
     image.src = link.href;
+    if (image.complete && image.naturalWidth > 0) dialog.classList.remove("loading");
     image.alt = source ? source.alt : "";
     dialog.setAttribute("aria-label", image.alt);
     dialog.querySelector("button").textContent = link.dataset.msgClose || "Close";

@@ -190,3 +190,24 @@ def test_a_question_the_model_failed_is_counted_apart_and_the_run_goes_on(fake_o
     assert [failure["id"] for failure in en["failed"]] == ["en-1"]
     assert "not a stream" in en["failed"][0]["error"]
     assert en["questions"] == 2 and len(figures["answers"]) == 2
+
+
+def test_a_refusal_is_written_in_the_questions_language(fake_openai, tmp_path):
+    # A command has no reader whose language it could use; the question set names its own.
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "nature.pdf").write_bytes(three_page_pdf())
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text(
+        json.dumps(
+            {"id": "de-off", "doc": "nature.pdf", "lang": "de", "page": 1,
+             "question": "Wer hat die Mona Lisa gemalt?", "quote": ""}
+        )
+    )  # fmt: skip
+    fake_openai.chat_replies.append("NOT_IN_SOURCES")  # if the search lets it through
+
+    figures = json.loads(run("--pages", str(questions), "--docs", str(docs), "--answers", "--json"))
+
+    [row] = figures["answers"]
+    assert row["refused"], row
+    assert row["answer"].startswith(("Keine Textstelle", "Ihre Quellen scheinen")), row["answer"]

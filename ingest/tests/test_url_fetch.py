@@ -9,6 +9,7 @@ import socket
 import time
 
 import pytest
+from django.utils import translation
 
 import ingest.fetch
 from ingest.fetch import FetchError, fetch
@@ -16,6 +17,7 @@ from ingest.services import add_url, process_source
 from ingest.tests.web_site import PAGE
 from ingest.url_guard import UrlRefused
 from library.models import Chunk, Source
+from texts import shown
 
 
 @pytest.fixture
@@ -135,6 +137,9 @@ def test_a_missing_page_fails_saying_so(loopback_allowed, web, owner, notebook):
     assert source.status == Source.Status.FAILED
     assert "HTTP 404" in source.error
     assert "does not exist" in source.error
+    with translation.override("de"):
+        german = shown(source.error, source.error_i18n)
+    assert "Die Seite gibt es nicht." in german and "HTTP 404" in german
 
 
 def test_a_page_without_main_text_fails_with_the_loaders_reason(

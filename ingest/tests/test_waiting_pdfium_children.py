@@ -1,10 +1,11 @@
 """PDFium's children are started before they are needed, their imports done: the text
 reader always, a warm renderer (the web server's, for a cited page) too; whoever takes one
-leaves another waiting, and each child still reads one file and ends
-(ingest/loaders/waiting_child.py)."""
+leaves another waiting, and each child still reads one file and ends; one left waiting past
+PDF_CHILD_IDLE_SECONDS ends (ingest/loaders/waiting_child.py)."""
 
 import os
 import signal
+import time
 
 from ingest.loaders import pdfium_process, pdfium_rendering
 from ingest.loaders.pdfium_rendering import PageRenderer
@@ -60,3 +61,64 @@ def test_a_pdf_is_read_by_the_child_left_waiting_by_the_read_before():
     assert layer.page_count == len(layer.texts) == 4
     assert waiting.process.wait(timeout=10) == 0  # it read the file, then ended
     assert pdfium_process._waiting.waiting() is not waiting
+
+
+def _gone(child) -> bool:
+    """Whether the child's process has exited and been reaped: no process has its id."""
+    try:
+        os.kill(child.process.pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def _wait_until(condition, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.1)
+    return condition()
+
+
+def test_readers_left_waiting_past_their_idle_time_end_and_the_next_read_starts_one(settings):
+    settings.PDF_CHILD_IDLE_SECONDS = 1.0
+    pdfium_process.read(FOUR_PAGES, with_text=True)
+    waiting = list(pdfium_process._waiting._children)
+    assert len(waiting) == pdfium_process.READERS
+    assert all(child.process.poll() is None for child in waiting)
+
+    assert _wait_until(lambda: all(_gone(child) for child in waiting), seconds=15)
+    assert pdfium_process._waiting.waiting() is None
+
+    layer = pdfium_process.read(FOUR_PAGES, with_text=True)
+
+    assert layer.page_count == len(layer.texts) == 4
+    assert layer.texts[1].strip()
+
+
+def test_a_renderer_left_waiting_past_its_idle_time_ends_and_the_next_page_is_still_drawn(
+    settings,
+):
+    settings.PDF_CHILD_IDLE_SECONDS = 1.0
+    render_page(FOUR_PAGES, 1)
+    waiting = waiting_child()
+    assert waiting is not None and waiting.process.poll() is None
+
+    assert _wait_until(lambda: _gone(waiting), seconds=15)
+    assert waiting_child() is None
+
+    rendered = render_page(FOUR_PAGES, 2)
+
+    assert rendered.image.width > 0
+
+
+def test_a_child_waits_its_idle_time_before_it_ends(settings):
+    settings.PDF_CHILD_IDLE_SECONDS = 30.0
+    pdfium_process.read(FOUR_PAGES, with_text=True)
+    waiting = pdfium_process._waiting.waiting()
+
+    time.sleep(2)
+
+    assert waiting is not None and waiting.process.poll() is None
+    assert pdfium_process._waiting.waiting() is waiting

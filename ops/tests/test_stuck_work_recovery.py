@@ -7,6 +7,8 @@ from __future__ import annotations
 import pytest
 from django.core.files.base import ContentFile
 from django.db import connection
+from django.urls import reverse
+from django.utils import translation
 from procrastinate.contrib.django.models import ProcrastinateJob
 
 from generation.documents.models import GeneratedDocument
@@ -17,6 +19,7 @@ from ops import recovery
 from ops.tests.worker_traces import worker_dies_holding_the_job
 from ops.worker import drain_queue
 from retrieval.tasks import reembed_chunks
+from texts import Text
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -64,7 +67,7 @@ def test_a_source_whose_job_failed_with_attempts_left_is_queued_again_and_finish
 
 
 def test_a_source_whose_last_attempt_failed_is_failed_with_a_reason_and_retry_works(
-    fake_openai, notebook, settings
+    fake_openai, client, notebook, settings
 ):
     settings.JOB_RETRY_ATTEMPTS = 3
     source, job = processing_source(notebook)
@@ -77,6 +80,11 @@ def test_a_source_whose_last_attempt_failed_is_failed_with_a_reason_and_retry_wo
     assert source.status == Source.Status.FAILED
     assert "stopped before it finished, 3 times" in source.error
     assert "Retry" in source.error
+    notebook_page = reverse("notebooks:detail", args=[notebook.pk])
+    client.force_login(notebook.owner)
+    german = client.get(notebook_page, HTTP_ACCEPT_LANGUAGE="de").content.decode()
+    assert "Die Verarbeitung brach 3-mal vor dem Ende ab" in german
+    assert "stopped before it finished" not in german
 
     reprocess_source(source=source)
     drain_queue("ingest")
@@ -226,3 +234,20 @@ def test_a_run_that_lost_the_race_to_another_does_not_fail_the_source_it_made_re
 
     assert Source.objects.get(pk=ready.pk).status == Source.Status.READY
     assert stale.status == Source.Status.READY
+
+
+@pytest.mark.parametrize("work", recovery.registered(), ids=lambda work: work.name)
+def test_what_each_kind_of_work_says_when_its_runs_are_spent_is_in_the_german_catalogue(work):
+    english = Text(work.gave_up, attempts=3)
+
+    with translation.override("de"):
+        german = english.translated()
+
+    assert german != str(english) and "3" in german
+
+
+def test_a_cancelled_job_is_explained_in_german_too():
+    with translation.override("de"):
+        german = Text(recovery.CANCELLED).translated()
+
+    assert german.startswith("Der Auftrag wurde vor dem Ende abgebrochen")

@@ -5,10 +5,12 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils import translation
 
 from billing.services import CreditSpent
 from generation.answering import answer_question
 from generation.citations import unsupported_sentences
+from library.languages import reader_language
 from providers.errors import ProviderError
 from providers.local_model import join_running_server
 from retrieval.chosen_sources import parse_source_ids, source_choice
@@ -78,14 +80,16 @@ class Command(BaseCommand):
                     f"The notebook has no conversation {options['conversation']} of yours."
                 )
         try:
-            answer = answer_question(
-                user=user,
-                notebook=notebook,
-                question=options["question"],
-                conversation=conversation,
-                source=source,
-                chosen_sources=chosen,
-            )
+            # A command has no reader: a refusal is written in the question's language.
+            with translation.override(reader_language(options["question"])):
+                answer = answer_question(
+                    user=user,
+                    notebook=notebook,
+                    question=options["question"],
+                    conversation=conversation,
+                    source=source,
+                    chosen_sources=chosen,
+                )
         except (CreditSpent, ProviderError, UserFacingError) as exc:
             raise CommandError(str(exc)) from exc
 
