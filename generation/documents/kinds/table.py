@@ -65,6 +65,8 @@ def _columns(reply: dict[str, Any]) -> Piece:
     columns = [" ".join(column.split()) for column in reply["columns"]]
     if len({column.lower() for column in columns}) < len(columns):
         raise InvalidOutput("two columns have the same name; name each column once")
+    if any("_" in column for column in columns):
+        raise InvalidOutput("a column is named like a variable; name it in plain words")
     row = {
         "type": "array",
         "minItems": len(columns),
@@ -124,7 +126,8 @@ BY_PASSAGE = Piece(
 given the opening of each part the table will be filled from. Choose {MIN_COLUMNS} to \
 {MAX_COLUMNS} "columns" that every part can fill with a few words or a figure each: the \
 first names the thing a row is about (a package, a command, a setting, a date, a place), \
-the others what the documents say about it. Short column names, no [n] markers.""",
+the others what the documents say about it. Name them in plain words a reader understands \
+("Name", "What it does", "Value", "Year"), no [n] markers.""",
         then=_columns,
     ),
 )
