@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Generator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -16,7 +16,13 @@ from billing.models import Usage
 from billing.services import deferred_usage, require_credit, usage_for
 from citations.verification import best_support, verified_citations
 from generation import chat_style, extractive, not_covered, prompts
-from generation.citations import attribute_sentences, hollow, map_markers, move_opening_markers
+from generation.citations import (
+    MappedAnswer,
+    attribute_sentences,
+    hollow,
+    map_markers,
+    move_opening_markers,
+)
 from generation.focus import focused
 from generation.rewrite import standalone_query
 from language.tokens import estimate_tokens
@@ -293,20 +299,7 @@ class _Prepared:
         them (attributed), map the markers onto the passages, verify them, store it all.
         A reply saying the passages do not answer becomes the fixed "not covered" answer."""
         if not_covered.model_declined(text):
-            return _store(
-                self.user,
-                self.notebook,
-                self.conversation,
-                self.question,
-                not_covered.reply(self.hits),
-                Message.Mode.REFUSAL,
-                self.hits,
-                [],
-                model,
-                self.search_query,
-                chosen_sources=self.chosen_sources,
-                memories=self.memories,
-            )
+            return self._stored(not_covered.reply(self.hits), Message.Mode.REFUSAL, [], model)
         text = move_opening_markers(text)
         attribution = attribute_sentences(text, [hit.chunk.text for hit in self.hits])
         mapped = map_markers(attribution.text, len(self.hits))
@@ -315,21 +308,31 @@ class _Prepared:
             # show, so the passages' own sentences are, labelled as quotes.
             logger.warning("The chat model wrote no words, only %r; quoting instead", text[:80])
             return self._quoted(model)
-        return _store(
-            self.user,
-            self.notebook,
-            self.conversation,
-            self.question,
+        return self._stored(
             mapped.text,
             Message.Mode.LLM,
-            self.hits,
             mapped.order,
             model,
-            self.search_query,
             attributed={mapped.order.index(number) + 1 for number in attribution.attributed},
-            chosen_sources=self.chosen_sources,
-            memories=self.memories,
         )
+
+    def answered(self, text: str, mode: str, hits: list[Hit], order: list[int]) -> _Prepared:
+        """The question answered without the chat model (a refusal, a memory command, an
+        extractive answer) and stored at once. Refusals and extractive answers come without
+        a rewrite: before the search, or with no chat model to rewrite."""
+        answer = _store(
+            user=self.user,
+            notebook=self.notebook,
+            conversation=self.conversation,
+            question=self.question,
+            text=text,
+            mode=mode,
+            hits=hits,
+            order=order,
+            model="",
+            chosen_sources=self.chosen_sources,
+        )
+        return replace(self, hits=hits, answer=answer)
 
     def _quoted(self, model: str) -> Answer:
         closeness: Sequence[tuple[float, ...]] = ()
@@ -349,18 +352,27 @@ class _Prepared:
             return self._stored(not_covered.reply(self.hits), Message.Mode.REFUSAL, [], model)
         return self._stored(mapped.text, Message.Mode.EXTRACTIVE, mapped.order, model)
 
-    def _stored(self, text: str, mode: str, order: list[int], model: str) -> Answer:
+    def _stored(
+        self,
+        text: str,
+        mode: str,
+        order: list[int],
+        model: str,
+        *,
+        attributed: set[int] | None = None,
+    ) -> Answer:
         return _store(
-            self.user,
-            self.notebook,
-            self.conversation,
-            self.question,
-            text,
-            mode,
-            self.hits,
-            order,
-            model,
-            self.search_query,
+            user=self.user,
+            notebook=self.notebook,
+            conversation=self.conversation,
+            question=self.question,
+            text=text,
+            mode=mode,
+            hits=self.hits,
+            order=order,
+            model=model,
+            search_query=self.search_query,
+            attributed=attributed,
             chosen_sources=self.chosen_sources,
             memories=self.memories,
         )
@@ -384,49 +396,83 @@ def _prepare(
     command = memory_commands.parse(question)
     history = _history(conversation) if turns is None else _latest(turns)
 
-    # Refusals and extractive answers come without a rewrite: before the search, or with no
-    # chat model to rewrite.
-    def answered(text: str, mode: str, hits: list[Hit], order: list[int]) -> _Prepared:
-        answer = _store(
-            user,
-            notebook,
-            conversation,
-            question,
-            text,
-            mode,
-            hits,
-            order,
-            "",
-            chosen_sources=chosen_sources,
-        )
-        return _Prepared(notebook, conversation, question, hits, [], user, answer=answer)
+    asked = _Prepared(notebook, conversation, question, [], [], user, chosen_sources=chosen_sources)
 
     if command is not None:
         # Answered by Loupe, whatever the sources: a MemoryRefused says what to write instead.
         reply = memory_commands.run(command, user=user, notebook=notebook)
-        return answered(reply, Message.Mode.COMMAND, [], [])
+        return asked.answered(reply, Message.Mode.COMMAND, [], [])
 
-    sources = list(
-        access.notebook_sources(notebook) if notebook_sources is None else notebook_sources
+    sources = _sources_asked(
+        notebook=notebook,
+        notebook_sources=notebook_sources,
+        chosen_sources=chosen_sources,
+        source=source,
     )
-    if chosen_sources is not None:
-        if not chosen_sources:
-            raise QuestionRefused(_("No source is ticked: tick at least one source to ask about."))
-        sources = [linked for linked in sources if linked.pk in set(chosen_sources)]
-    if source is not None:
-        sources = [linked for linked in sources if linked.pk == source.pk]
-        if not sources:
-            raise QuestionRefused(_("That source is not in this notebook."))
     if not sources:
-        return answered(_(prompts.EMPTY_NOTEBOOK_REPLY), Message.Mode.REFUSAL, [], [])
+        return asked.answered(_(prompts.EMPTY_NOTEBOOK_REPLY), Message.Mode.REFUSAL, [], [])
     ready = [source for source in sources if source.status == Source.Status.READY]
     if not ready:
-        return answered(_(prompts.NOTHING_READY_REPLY), Message.Mode.REFUSAL, [], [])
+        return asked.answered(_(prompts.NOTHING_READY_REPLY), Message.Mode.REFUSAL, [], [])
 
-    # A follow-up may be rewritten to stand alone for the search (RETRIEVAL_QUERY_REWRITE);
-    # the answer's prompt below keeps the question as asked, with the turns.
-    query = standalone_query(question=question, turns=history, user=user)
+    query, retrieved = _search(
+        user=user,
+        notebook=notebook,
+        question=question,
+        history=history,
+        source=source,
+        chosen_sources=chosen_sources,
+    )
+    if timing is not None:
+        timing.mark_retrieved()
     search_query = query if query != question else ""
+    hits = retrieved.hits
+    if _not_covered(retrieved, query=query):
+        # The passages are kept with the answer (not cited): `evaluate --pages` scores them.
+        return asked.answered(not_covered.reply(hits), Message.Mode.REFUSAL, hits, [])
+
+    if not chat_available():
+        if not hits:
+            return asked.answered(_(prompts.NO_MATCH_REPLY), Message.Mode.REFUSAL, [], [])
+        mapped = _extractive_answer(question=question, notebook=notebook, retrieved=retrieved)
+        return asked.answered(mapped.text, Message.Mode.EXTRACTIVE, hits, mapped.order)
+
+    memories = facts_to_give(user=user, notebook=notebook)
+    hits, messages = _prompt(
+        notebook=notebook,
+        question=question,
+        history=history,
+        hits=hits,
+        ready=ready,
+        memories=memories,
+    )
+    return _Prepared(
+        notebook,
+        conversation,
+        question,
+        hits,
+        messages,
+        user,
+        search_query=search_query,
+        chosen_sources=chosen_sources,
+        retrieved=retrieved,
+        memories=memories,
+    )
+
+
+def _search(
+    *,
+    user: User,
+    notebook: Notebook,
+    question: str,
+    history: Sequence[Turn],
+    source: Source | None,
+    chosen_sources: Sequence[int] | None,
+) -> tuple[str, Retrieved]:
+    """The passages for the question, and the query that found them: a follow-up may be
+    rewritten to stand alone for the search (RETRIEVAL_QUERY_REWRITE); the answer's prompt
+    keeps the question as asked, with the turns."""
+    query = standalone_query(question=question, turns=history, user=user)
     # A follow-up may lean on the earlier turns ("And how long did it last?"), which a chat
     # model reads and the search does not: there the model judges (NOT_IN_SOURCES). Asking
     # about one source has no floor either (retrieval/services.py): a word's rarity within
@@ -440,35 +486,72 @@ def _prepare(
         sources=chosen_sources,
         assess=judged,
     )
-    if timing is not None:
-        timing.mark_retrieved()
-    hits, coverage = retrieved.hits, retrieved.coverage
-    if hits and coverage is not None and not coverage.covered:
-        # The passages are kept with the answer (not cited): `evaluate --pages` scores them.
-        logger.info(
-            "Not covered (best similarity %s, word share %.2f): %r",
-            coverage.similarity,
-            coverage.words,
-            query,
-        )
-        return answered(not_covered.reply(hits), Message.Mode.REFUSAL, hits, [])
+    return query, retrieved
 
-    if not chat_available():
-        if not hits:
-            return answered(_(prompts.NO_MATCH_REPLY), Message.Mode.REFUSAL, [], [])
-        closeness = part_closeness(
-            hits=hits, query_vector=retrieved.query_vector, model=retrieved.model
-        )
-        text = extractive.answer(
-            question,
-            extractive_passages(hits, closeness=closeness),
-            limit=chat_style.extractive_sentences(notebook),
-        )
-        mapped = map_markers(text, len(hits))
-        return answered(mapped.text, Message.Mode.EXTRACTIVE, hits, mapped.order)
 
+def _not_covered(retrieved: Retrieved, *, query: str) -> bool:
+    """Whether the search found passages that do not cover the question (logged, with why)."""
+    coverage = retrieved.coverage
+    if not retrieved.hits or coverage is None or coverage.covered:
+        return False
+    logger.info(
+        "Not covered (best similarity %s, word share %.2f): %r",
+        coverage.similarity,
+        coverage.words,
+        query,
+    )
+    return True
+
+
+def _sources_asked(
+    *,
+    notebook: Notebook,
+    notebook_sources: Sequence[Source] | None,
+    chosen_sources: Sequence[int] | None,
+    source: Source | None,
+) -> list[Source]:
+    """The notebook's sources a question may be answered from: those ticked, or the one it
+    is about; a question with none ticked, or about a source not here, is refused."""
+    sources = list(
+        access.notebook_sources(notebook) if notebook_sources is None else notebook_sources
+    )
+    if chosen_sources is not None:
+        if not chosen_sources:
+            raise QuestionRefused(_("No source is ticked: tick at least one source to ask about."))
+        sources = [linked for linked in sources if linked.pk in set(chosen_sources)]
+    if source is not None:
+        sources = [linked for linked in sources if linked.pk == source.pk]
+        if not sources:
+            raise QuestionRefused(_("That source is not in this notebook."))
+    return sources
+
+
+def _extractive_answer(*, question: str, notebook: Notebook, retrieved: Retrieved) -> MappedAnswer:
+    """The answer without a chat model: the passages' own sentences, with their markers."""
+    hits = retrieved.hits
+    closeness = part_closeness(
+        hits=hits, query_vector=retrieved.query_vector, model=retrieved.model
+    )
+    text = extractive.answer(
+        question,
+        extractive_passages(hits, closeness=closeness),
+        limit=chat_style.extractive_sentences(notebook),
+    )
+    return map_markers(text, len(hits))
+
+
+def _prompt(
+    *,
+    notebook: Notebook,
+    question: str,
+    history: Sequence[Turn],
+    hits: list[Hit],
+    ready: Sequence[Source],
+    memories: list[str],
+) -> tuple[list[Hit], list[dict[str, str]]]:
+    """The chat model's messages: the notebook's system prompt (with the asker's facts), the
+    earlier turns, then the question with the passages that fit; and those passages' hits."""
     documents = [(source.get_kind_display(), source.title) for source in ready]
-    memories = facts_to_give(user=user, notebook=notebook)
     system = chat_style.system_prompt(notebook)
     if memories:
         system += "\n\n" + prompts.memory_section(memories)
@@ -479,18 +562,7 @@ def _prepare(
         question=question, documents=documents, passages=passages
     )
     messages.append({"role": "user", "content": user_prompt})
-    return _Prepared(
-        notebook,
-        conversation,
-        question,
-        hits,
-        messages,
-        user,
-        search_query=search_query,
-        chosen_sources=chosen_sources,
-        retrieved=retrieved,
-        memories=memories,
-    )
+    return hits, messages
 
 
 def extractive_passages(
@@ -595,6 +667,7 @@ def _latest(turns: Sequence[Turn]) -> list[Turn]:
 
 
 def _store(
+    *,
     user: User,
     notebook: Notebook,
     conversation: Conversation | None,
@@ -606,7 +679,6 @@ def _store(
     model: str,
     search_query: str = "",
     attributed: set[int] | None = None,
-    *,
     chosen_sources: Sequence[int] | None = None,
     memories: Sequence[str] = (),
 ) -> Answer:
