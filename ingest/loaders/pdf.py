@@ -294,84 +294,106 @@ def load(
         if number not in texts and number not in layer.furniture_only
     ]
     if len(to_read) > settings.PDF_VISION_MAX_PAGES:
-        if capture == "auto":
-            too_many = Text(
-                "This PDF has %(pages)s pages without a readable text layer to read as "
-                "images; Loupe reads at most %(max)s such pages per upload "
-                "(PDF_VISION_MAX_PAGES). Split it into smaller files, or add it with the "
-                "capture mode 'text'.",
-                pages=len(to_read),
-                max=settings.PDF_VISION_MAX_PAGES,
-            )
-        else:
-            too_many = Text(
-                "This PDF has %(pages)s pages to read as images; Loupe reads at most %(max)s "
-                "such pages per upload (PDF_VISION_MAX_PAGES). Split it into smaller files.",
-                pages=len(to_read),
-                max=settings.PDF_VISION_MAX_PAGES,
-            )
-        raise LoaderError(too_many)
-    seen: dict[int, str] = {}
-    blank: list[int] = []
-    vision_reader = vision.active_reader()
+        raise LoaderError(_too_many_pages(capture, len(to_read)))
+    already = len(texts) + len(layer.furniture_only)
+    images = _read_as_images(
+        path, to_read, user=user, on_read=lambda read: report(already + read, by_vision=True)
+    )
+    report(page_count)
+    if not texts and not images.seen:
+        raise LoaderError(_nothing_read(page_count, capture, images.reader, len(images.blank)))
+    passages, navigation = _passages(texts | images.seen, layer)
+    reader = with_blank_note(_readers(layer, texts, images), len(images.blank))
+    return passages, page_count, with_navigation_note(reader, navigation), layer.title
+
+
+def _too_many_pages(capture: str, count: int) -> Text:
+    if capture == "auto":
+        return Text(
+            "This PDF has %(pages)s pages without a readable text layer to read as "
+            "images; Loupe reads at most %(max)s such pages per upload "
+            "(PDF_VISION_MAX_PAGES). Split it into smaller files, or add it with the "
+            "capture mode 'text'.",
+            pages=count,
+            max=settings.PDF_VISION_MAX_PAGES,
+        )
+    return Text(
+        "This PDF has %(pages)s pages to read as images; Loupe reads at most %(max)s "
+        "such pages per upload (PDF_VISION_MAX_PAGES). Split it into smaller files.",
+        pages=count,
+        max=settings.PDF_VISION_MAX_PAGES,
+    )
+
+
+@dataclass
+class _Images:
+    """What the vision reader made of the pages it was given."""
+
+    seen: dict[int, str]  # page number: its text
+    blank: list[int]  # pages not sent to it, blank
+    reader: str  # the reader that read them
+
+
+def _read_as_images(
+    path: Path, to_read: list[int], *, user: User | None, on_read: Callable[[int], None]
+) -> _Images:
+    """The pages `to_read` rendered and read by the vision reader; `on_read` hears how many
+    of them are done, before the first and after each."""
+    images = _Images(seen={}, blank=[], reader=vision.active_reader())
     # A page that cannot be rendered is skipped by render_pages; counting by position in
     # `to_read` counts it as read all the same.
     position = {number: index for index, number in enumerate(to_read, start=1)}
     if to_read:
         # Said before the first image is read: a page's OCR takes seconds, and until then
         # the progress would still read as the text layer's.
-        report(len(texts) + len(layer.furniture_only), by_vision=True)
+        on_read(0)
     for number, image in render_pages(path, to_read):
         if is_blank(image):
             # Separator sheets and empty backs of scans: a call would cost money (or the
             # local OCR's seconds) to read nothing.
-            blank.append(number)
+            images.blank.append(number)
         else:
             result = vision.read_image(image, user=user)
-            vision_reader = result.reader
+            images.reader = result.reader
             if result.text.strip():
-                seen[number] = clean_page_text(result.text) or result.text
-        report(len(texts) + len(layer.furniture_only) + position[number], by_vision=True)
-    report(page_count)
-    if not texts and not seen:
-        if blank:
-            unread = Text(
-                "No text could be read from any of this PDF's %(pages)s pages (capture mode "
-                "'%(mode)s', read by %(reader)s; %(blank)s blank, not sent to it): its pages "
-                "look blank or hold pictures without words.",
-                pages=page_count,
-                mode=capture,
-                reader=vision_reader,
-                blank=len(blank),
-            )
-        else:
-            unread = Text(
-                "No text could be read from any of this PDF's %(pages)s pages (capture mode "
-                "'%(mode)s', read by %(reader)s): its pages look blank or hold pictures "
-                "without words.",
-                pages=page_count,
-                mode=capture,
-                reader=vision_reader,
-            )
-        raise LoaderError(unread)
-    passages, navigation = _passages(texts | seen, layer)
+                images.seen[number] = clean_page_text(result.text) or result.text
+        on_read(position[number])
+    return images
+
+
+def _readers(layer: TextLayer, texts: dict[int, str], images: _Images) -> Text | str:
+    """Which reader produced the text: the text layer's, the vision reader, or both."""
     if not texts:
-        reader: Text | str = vision_reader
-    elif not seen:
-        reader = layer.reader
-    else:
-        reader = Text.counted(
-            "%(text_reader)s + %(vision_reader)s (%(count)s page)",
-            "%(text_reader)s + %(vision_reader)s (%(count)s pages)",
-            len(seen),
-            text_reader=layer.reader,
-            vision_reader=vision_reader,
+        return images.reader
+    if not images.seen:
+        return layer.reader
+    return Text.counted(
+        "%(text_reader)s + %(vision_reader)s (%(count)s page)",
+        "%(text_reader)s + %(vision_reader)s (%(count)s pages)",
+        len(images.seen),
+        text_reader=layer.reader,
+        vision_reader=images.reader,
+    )
+
+
+def _nothing_read(page_count: int, capture: str, reader: str, blank: int) -> Text:
+    if blank:
+        return Text(
+            "No text could be read from any of this PDF's %(pages)s pages (capture mode "
+            "'%(mode)s', read by %(reader)s; %(blank)s blank, not sent to it): its pages "
+            "look blank or hold pictures without words.",
+            pages=page_count,
+            mode=capture,
+            reader=reader,
+            blank=blank,
         )
-    return (
-        passages,
-        page_count,
-        with_navigation_note(with_blank_note(reader, len(blank)), navigation),
-        layer.title,
+    return Text(
+        "No text could be read from any of this PDF's %(pages)s pages (capture mode "
+        "'%(mode)s', read by %(reader)s): its pages look blank or hold pictures "
+        "without words.",
+        pages=page_count,
+        mode=capture,
+        reader=reader,
     )
 
 
