@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from generation.answering import _store
+from generation.answering.storing import _store
 from generation.documents.markers import cite
 from generation.models import DocumentCitation
 from library.models import Chunk
