@@ -1,5 +1,5 @@
 """The question log: one row per answered question, written once the answer is stored and
-its model calls billed (generation/answering.py); deleted after QUESTION_LOG_DAYS, or for
+its model calls billed (generation/answering/); deleted after QUESTION_LOG_DAYS, or for
 one person on request."""
 
 from __future__ import annotations

@@ -8,8 +8,10 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from api.forms import TokenForm
 from api.models import AccessToken
 from api.tokens import TokenRefused, create_token, revoke_token, tokens_of
+from web.forms import bad_request
 
 
 class AuthenticatedRequest(HttpRequest):
@@ -30,14 +32,14 @@ def tokens(request: AuthenticatedRequest) -> HttpResponse:
 @login_required
 @require_POST
 def create(request: AuthenticatedRequest) -> HttpResponse:
+    form = TokenForm(request.POST)
+    if not form.is_valid():
+        return bad_request(form)
+    name = form.cleaned_data["name"]
     try:
-        made = create_token(
-            user=request.user,
-            name=request.POST.get("name", ""),
-            scope=request.POST.get("scope", AccessToken.Scope.READ),
-        )
+        made = create_token(user=request.user, name=name, scope=form.cleaned_data["scope"])
     except TokenRefused as exc:
-        return _page(request, error=str(exc), name=request.POST.get("name", ""))
+        return _page(request, error=str(exc), name=name)
     # Shown in this response only: it is stored hashed, and a reload shows the list alone.
     response = _page(request, new=made)
     response["Cache-Control"] = "no-store"

@@ -4,7 +4,7 @@ For each question of `../shared/data/manual-qa/questions.jsonl`: the question, t
 quote, the pages retrieved, and the extractive answer made from those passages (rendered as
 stored, markers renumbered), with whether it cites a gold page and what share of the gold
 quote's content words it holds. Nothing is stored: the search and the answerer run as the
-answer path runs them (generation/answering.py), without the chat model.
+answer path runs them (generation/answering/), without the chat model.
 
 It links the manuals `manage.py evaluate --pages` read into the `evaluate` user's library
 in the same data folder (fresh notebooks, deleted at the end), so run that command there

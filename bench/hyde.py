@@ -54,12 +54,14 @@ def main() -> None:
     if settings.CHAT_BASE_URL and settings.CHAT_MODEL:
         run(arguments)
         return
-    from providers import local_model
+    from providers import local_model, local_model_supervisor
 
     plan = local_model.local_chat_plan()
     if plan.path is None:
         sys.exit(f"no local model: {plan.reason}")
-    server = local_model.LocalModelServer(plan, data_dir=Path("/tmp/loupe-bench-local-model"))
+    server = local_model_supervisor.LocalModelServer(
+        plan, data_dir=Path("/tmp/loupe-bench-local-model")
+    )
     server.start()
     try:
         if not server.wait_ready(settings.LOCAL_CHAT_START_SECONDS):

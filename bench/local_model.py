@@ -56,14 +56,16 @@ def main() -> None:
 
     from django.conf import settings
 
-    from providers import local_model
+    from providers import local_model, local_model_supervisor
 
     settings.OPENAI_BASE_URL = settings.CHAT_BASE_URL = settings.CHAT_MODEL = ""
     settings.LOCAL_CHAT_MODEL = arguments.model
     plan = local_model.local_chat_plan()
     if plan.path is None:
         sys.exit(f"no local model: {plan.reason}")
-    server = local_model.LocalModelServer(plan, data_dir=Path("/tmp/loupe-bench-local-model"))
+    server = local_model_supervisor.LocalModelServer(
+        plan, data_dir=Path("/tmp/loupe-bench-local-model")
+    )
     server.start()
     try:
         if not server.wait_ready(settings.LOCAL_CHAT_START_SECONDS):

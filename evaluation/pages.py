@@ -3,7 +3,7 @@
 A page-gold set names, for each question, the PDF it is about, the page that answers it
 (`page`, plus `also_answered_on`, 1-based physical pages) and a short verbatim `quote` from
 that page. Each question is asked in a notebook holding its document alone, through the
-normal answer path (generation/answering.py: rewrite, search, prompt, model or extractive
+normal answer path (generation/answering/: rewrite, search, prompt, model or extractive
 answer, citations verified), and scored per language:
 
 - retrieved@1/4/8: a gold page is among the first n passages the answer was given;

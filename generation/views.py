@@ -32,6 +32,7 @@ from generation.documents.services import (
     retry_document,
 )
 from generation.documents.services import table_csv as make_table_csv
+from generation.forms import DeleteForm, DocumentForm, QuizAnswerForm, RevisionForm
 from limits.decorators import rate_limited
 from notebooks.models import Notebook
 from providers.chat import chat_available
@@ -39,6 +40,7 @@ from retrieval.chosen_sources import source_choice
 from sharing import access
 from sharing.models import Role
 from texts.errors import UserFacingError
+from web.forms import bad_request
 from web.notebook_pages import HtmxHttpRequest, get_notebook_for_user, render_citation
 
 
@@ -79,20 +81,22 @@ def panel(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
 @rate_limited("generate")
 def create(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
     notebook = get_notebook_for_user(request, notebook_id, Role.EDITOR)
-    kind = request.POST.get("kind", "")
-    # The form always sends the audio and video options; each means something for its kind.
-    audio = kind == GeneratedDocument.Kind.AUDIO
-    video = kind == GeneratedDocument.Kind.VIDEO
+    form = DocumentForm(request.POST)
+    if not form.is_valid():
+        return bad_request(form)
+    asked = form.cleaned_data
+    audio = asked["kind"] == GeneratedDocument.Kind.AUDIO
+    video = asked["kind"] == GeneratedDocument.Kind.VIDEO
     try:
         request_document(
             user=request.user,
             notebook=notebook,
-            kind=kind,
-            language=request.POST.get("language", ""),
+            kind=asked["kind"],
+            language=asked["language"],
             chosen_sources=source_choice(user=request.user, notebook=notebook).searched,
-            audio_format=request.POST.get("audio_format", "") if audio else "",
-            length=request.POST.get("length", "") if audio else "",
-            video_format=request.POST.get("video_format", "") if video else "",
+            audio_format=asked["audio_format"] if audio else "",
+            length=asked["length"] if audio else "",
+            video_format=asked["video_format"] if video else "",
         )
     except UserFacingError as exc:
         if request.htmx:
@@ -140,8 +144,11 @@ def retry(request: HtmxHttpRequest, notebook_id: int, document_id: int) -> HttpR
 @require_POST
 def delete(request: HtmxHttpRequest, notebook_id: int, document_id: int) -> HttpResponse:
     notebook, shown = _get_document(request, notebook_id, document_id, manage=True)
+    form = DeleteForm(request.POST)
+    if not form.is_valid():
+        return bad_request(form)
     delete_document(document=shown)
-    if request.htmx and request.POST.get("from") == "panel":
+    if request.htmx and form.cleaned_data["from"] == "panel":
         return _panel(request, notebook)
     url = reverse("notebooks:detail", args=[notebook.pk])
     return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
@@ -281,12 +288,15 @@ def revise(
     """Queue one slide of a deck to be rewritten as the person asks; the slide says
     "revising…" until a worker has done it (`revision`), the rest of the deck stays."""
     notebook, shown = _get_document(request, notebook_id, document_id, manage=True)
+    form = RevisionForm(request.POST)
+    if not form.is_valid():
+        return bad_request(form)
     revision = None
     try:
         revision = request_slide_revision(
             document=shown,
             number=number,
-            instruction=request.POST.get("instruction", ""),
+            instruction=form.cleaned_data["instruction"],
             user=request.user,
         )
     except NoSuchSlide as exc:
@@ -324,10 +334,13 @@ def quiz_answer(
     """Check one answer on the server: the page never holds the answers beforehand."""
     notebook, shown = _get_document(request, notebook_id, document_id)
     _ready(shown, GeneratedDocument.Kind.QUIZ)
+    form = QuizAnswerForm(request.POST)
+    if not form.is_valid():
+        return bad_request(form)
     context: dict[str, object] = {"notebook": notebook, "document": shown, "number": number}
     try:
         context["result"] = check_quiz_answer(
-            document=shown, number=number, response=request.POST.get("answer", "")
+            document=shown, number=number, response=form.cleaned_data["answer"]
         )
     except NoSuchQuestion as exc:
         raise Http404(str(exc)) from exc

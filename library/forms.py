@@ -13,3 +13,11 @@ class PreferencesForm(forms.ModelForm):
         help_texts = {
             "pdf_capture": _("How new PDFs are read unless you choose otherwise when uploading."),
         }
+
+
+class AddToNotebookForm(forms.Form):
+    """The notebook a source is added to (none chosen: the view says to choose one), and the
+    page to go back to (checked by the view)."""
+
+    notebook = forms.IntegerField(required=False, min_value=1)
+    next = forms.CharField(required=False, strip=False)

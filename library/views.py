@@ -16,13 +16,14 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.middleware import HtmxDetails
 
-from library.forms import PreferencesForm
+from library.forms import AddToNotebookForm, PreferencesForm
 from library.models import Preferences, Source
 from notebooks.models import Notebook
 from notebooks.services import delete_from_library
 from sharing import access
 from sharing.services import link_source
 from texts.errors import UserFacingError
+from web.forms import bad_request
 
 
 class AuthenticatedHttpRequest(HttpRequest):
@@ -87,9 +88,12 @@ def add_to_notebook(request: AuthenticatedHttpRequest, source_id: int) -> HttpRe
     """Put one of my sources, or a public one, into a notebook I edit; any other source
     or notebook is a 404."""
     source = get_object_or_404(access.linkable_sources(request.user), pk=source_id)
-    notebook_id = request.POST.get("notebook", "")
+    form = AddToNotebookForm(request.POST)
+    if not form.is_valid():
+        return bad_request(form)
+    notebook_id = form.cleaned_data["notebook"]
     error = ""
-    if not notebook_id.isdigit():
+    if notebook_id is None:
         error = _("Choose a notebook to add “%(title)s” to.") % {"title": source.title}
     else:
         notebook = get_object_or_404(access.editable_notebooks(request.user), pk=notebook_id)
@@ -108,7 +112,7 @@ def add_to_notebook(request: AuthenticatedHttpRequest, source_id: int) -> HttpRe
     else:
         messages.success(request, note)
     # Back where the person was (the public library), if that is a page of this site.
-    back = request.POST.get("next", "")
+    back = form.cleaned_data["next"]
     if url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}):
         return redirect(back)
     return redirect("library:library")

@@ -3,7 +3,7 @@
 The forms only read: what the words may be (an empty question, a chat style that does not
 exist) is judged by the service that uses them, whose message the API and the commands give
 too. A value no page of ours sends (an id that is not a number, a flag other than 0 or 1)
-comes from a hand-made request: it gets 400 naming the field (`bad_request`).
+comes from a hand-made request: it gets 400 naming the field (web/forms.py, `bad_request`).
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
-from django.http import HttpResponseBadRequest
 from django.utils.translation import gettext as _
 
 
@@ -108,16 +107,3 @@ class NoteSourceForm(forms.Form):
     """Make a note a source of the notebook (1), or a note only again (0)."""
 
     source = forms.ChoiceField(choices=ZERO_OR_ONE)
-
-
-def bad_request(form: forms.Form) -> HttpResponseBadRequest:
-    """What a request no page of ours sends gets: 400, naming each field and what is wrong."""
-    problems = "; ".join(
-        f"{field}: {' '.join(str(error) for error in errors)}"
-        for field, errors in form.errors.items()
-    )
-    return HttpResponseBadRequest(
-        _("This request cannot be read (%(problems)s). Reload the page and try again.")
-        % {"problems": problems},
-        content_type="text/plain; charset=utf-8",
-    )

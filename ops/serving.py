@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from providers.local_model import LocalModelServer
+from providers.local_model_supervisor import LocalModelServer
 
 logger = logging.getLogger(__name__)
 

@@ -15,7 +15,9 @@ from django.views.decorators.http import require_GET, require_POST
 
 from notebooks.models import Notebook
 from sharing import access, services
+from sharing.forms import ShareForm
 from sharing.models import Membership, Role
+from web.forms import bad_request
 from web.notebook_pages import HtmxHttpRequest
 
 
@@ -46,11 +48,14 @@ def notebook(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
 @require_POST
 def share(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
     shared = access.get_notebook(request.user, notebook_id, Role.OWNER)
-    who = request.POST.get("person", "")
+    form = ShareForm(request.POST)
+    if not form.is_valid():
+        return bad_request(form)
+    who = form.cleaned_data["person"]
     try:
         person = services.find_person(who)
         membership = services.share(
-            notebook=shared, actor=request.user, person=person, role=request.POST.get("role", "")
+            notebook=shared, actor=request.user, person=person, role=form.cleaned_data["role"]
         )
     except services.SharingError as exc:
         return _render_share(request, shared, error=str(exc), person=who)

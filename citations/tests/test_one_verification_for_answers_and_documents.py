@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from generation.answering import _store
+from generation.answering.storing import _store
 from generation.documents.markers import cite
 from generation.models import DocumentCitation
 from library.models import Chunk
@@ -41,15 +41,15 @@ def hits(owner, notebook):
 def test_an_answer_a_note_and_a_document_cite_one_passage_alike(owner, notebook, hits):
     claim = "Sea otters wrap themselves in kelp [1]. The moon is made of cheese [1]."
     answer = _store(
-        owner,
-        notebook,
-        None,
-        "Why kelp?",
-        claim,
-        Message.Mode.LLM,
-        hits,
-        [1],
-        "m",
+        user=owner,
+        notebook=notebook,
+        conversation=None,
+        question="Why kelp?",
+        text=claim,
+        mode=Message.Mode.LLM,
+        hits=hits,
+        order=[1],
+        model="m",
         attributed={1},
     )
     _data, in_document = cite({"markdown": claim}, hits, attributed={1})

@@ -116,7 +116,7 @@ def test_of_sentences_holding_the_same_question_words_the_one_in_the_closest_par
 def test_an_offline_answer_reads_the_retrieved_passages_closeness_to_the_question(
     settings, owner, notebook, add_ready_source, fake_openai, monkeypatch
 ):
-    from generation import answering
+    from generation.answering import preparing as answering
 
     settings.CHAT_MODEL = ""  # no chat model: extractive answers
     settings.RETRIEVAL_WINDOW_WORDS = 4

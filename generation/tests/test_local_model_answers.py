@@ -12,7 +12,8 @@ import pytest
 from generation.answering import answer_question, stream_answer
 from generation.citations import hollow
 from notebooks.models import Message
-from providers.local_model import PACKAGED_MODELS, LocalModelServer, Plan
+from providers.local_model import PACKAGED_MODELS, Plan
+from providers.local_model_supervisor import LocalModelServer
 
 # Minutes on a busy 2-core machine (the model, the local embeddings and the database share it).
 pytestmark = [pytest.mark.local_models, pytest.mark.timeout(600)]

@@ -8,36 +8,30 @@
 Every page's text is cleaned (page_text.py), its running headers and footers removed
 (furniture.py); contents and index pages are read from their text layer but not made
 passages (navigation.py); the outline, or else numbered headings, gives every passage its
-sections (ingest/structure.py), and the page labels their printed numbers.
+sections (ingest/structure.py), and the page labels their printed numbers. The text layer
+is read by pdf_text_layer.py.
 """
 
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth.models import User
 from PIL import Image
-from pypdf import PdfReader
-from pypdf.errors import FileNotDecryptedError, PdfReadError
 
-from ingest.loaders import pdfium_process
-from ingest.loaders.furniture import strip_running_lines
 from ingest.loaders.image import is_blank, with_blank_note
 from ingest.loaders.navigation import is_navigation_page
 from ingest.loaders.page_text import clean_page_text
-from ingest.loaders.pdf_title import title_from_metadata
+from ingest.loaders.pdf_text_layer import TextLayer, is_readable, read_text_layer
 from ingest.loaders.pdfium_process import CannotOpen
 from ingest.loaders.pdfium_rendering import PageError, PageRenderer
 from ingest.passages import LoaderError, Passage
 from ingest.structure import (
-    OutlineEntry,
     headings_in_text,
-    sane_outline,
     sections_from_outline,
     starts_from_headings,
 )
@@ -46,194 +40,15 @@ from texts import Text
 
 logger = logging.getLogger(__name__)
 
-MIN_VISIBLE_CHARS = 20
-MIN_LETTER_SHARE = 0.6
-_NON_LETTERS = re.compile(r"[\W\d_]+")
-
 CAPTURE_MODES = ("text", "vision", "auto")
-TEXT_READER = Text("PDF text layer")
-FALLBACK_READER = Text("pypdf text layer")
 RENDER_DPI = 150
 # A poster-sized page at 150 dpi would need gigabytes; such pages are rendered smaller.
 RENDER_MAX_PIXELS = 25_000_000
 
+
 # Called with (pages read, page count, whether the page was read as an image) after each
 # page, so the worker can show how far it got.
 PageProgress = Callable[[int, int, bool], None]
-
-
-def is_legible(page_text: str) -> bool:
-    """A page has a usable text layer: ≥ 20 visible characters, ≥ 60 % of them letters.
-
-    Fonts without a Unicode map yield glyph codes and punctuation soup; that is not text.
-    """
-    # Counted by C loops, not a loop over characters in Python: a long PDF's pages are
-    # millions of characters. str.split() and the regex's \s agree on whitespace, and
-    # removing the runs of non-letters leaves the letters ([^\W\d_]); half the time of
-    # listing every character with findall.
-    visible = len("".join(page_text.split()))
-    if visible < MIN_VISIBLE_CHARS:
-        return False
-    return len(_NON_LETTERS.sub("", page_text)) / visible >= MIN_LETTER_SHARE
-
-
-def open_reader(path: Path) -> PdfReader:
-    """The fallback reader, for files PDFium cannot open."""
-    try:
-        reader = PdfReader(path)
-        if reader.is_encrypted:
-            # Many PDFs are "encrypted" only to restrict printing and open with no password.
-            try:
-                opened = reader.decrypt("")
-            except (NotImplementedError, PdfReadError) as exc:
-                raise LoaderError(
-                    Text(
-                        "This PDF is encrypted in a way Loupe cannot open (%(error)s). "
-                        "Upload a copy without password protection.",
-                        error=str(exc),
-                    )
-                ) from exc
-            if not opened:
-                raise LoaderError(PASSWORD_PROTECTED)
-        return reader
-    except LoaderError:
-        raise
-    except Exception as exc:  # pypdf raises many types for damaged files
-        raise LoaderError(
-            Text("This file could not be read as a PDF (%(error)s). Is it damaged?", error=str(exc))
-        ) from exc
-
-
-PASSWORD_PROTECTED = Text(
-    "This PDF is protected by a password. Upload a copy without password "
-    "protection (for example, print it to a new PDF)."
-)
-
-
-def check_page_count(page_count: int) -> int:
-    if page_count == 0:
-        raise LoaderError(Text("This PDF has no pages."))
-    if page_count > settings.PDF_MAX_PAGES:
-        raise LoaderError(
-            Text(
-                "This PDF has %(pages)s pages; Loupe reads at most %(max)s pages per PDF "
-                "(PDF_MAX_PAGES). Split it into smaller files.",
-                pages=page_count,
-                max=settings.PDF_MAX_PAGES,
-            )
-        )
-    return page_count
-
-
-def count_pages(reader: PdfReader) -> int:
-    try:
-        page_count = len(reader.pages)
-    except FileNotDecryptedError as exc:
-        raise LoaderError(
-            Text("This PDF is protected by a password; upload an unprotected copy.")
-        ) from exc
-    except Exception as exc:
-        raise LoaderError(
-            Text("The PDF's page list is damaged (%(error)s).", error=str(exc))
-        ) from exc
-    return check_page_count(page_count)
-
-
-@dataclass
-class TextLayer:
-    """What a PDF's text layer gives, before any page is read as an image."""
-
-    page_count: int
-    reader: Text
-    # Every page's cleaned text (numbered from 1), running headers and footers removed;
-    # "" for a page without one. Empty in `vision` mode, which reads no text layer.
-    texts: dict[int, str] = field(default_factory=dict)
-    outline: list[OutlineEntry] = field(default_factory=list)
-    # The printed page numbers, where the PDF labels its pages (/PageLabels).
-    labels: dict[int, str] = field(default_factory=dict)
-    # The title in the PDF's metadata, where it is a real one (pdf_title.py); else "".
-    title: str = ""
-    # Pages whose text layer is legible but holds only page furniture (a running header, a
-    # page number, a stray word): neither a passage nor a page for the vision reader.
-    furniture_only: set[int] = field(default_factory=set)
-
-
-def read_text_layer(
-    path: Path, *, with_text: bool = True, on_page: Callable[[int, int], None] | None = None
-) -> TextLayer:
-    """Open the PDF (PDFium, in a child process; pypdf for a file PDFium cannot open) and
-    read its pages' text, outline and page labels. `on_page(number, page count)` hears of
-    each page read."""
-    try:
-        # Each page cleaned as it arrives, while the child reads the next.
-        raw = pdfium_process.read(
-            path, with_text=with_text, on_page=on_page, each_page=clean_page_text
-        )
-    except CannotOpen as exc:
-        if "password" in str(exc).lower():
-            raise LoaderError(PASSWORD_PROTECTED) from exc
-        logger.info("PDFium cannot open %s (%s); reading it with pypdf", path.name, exc)
-        return _read_with_pypdf(path, with_text=with_text, on_page=on_page)
-    page_count = check_page_count(raw.page_count)
-    outline = sane_outline(raw.outline, page_count=page_count)
-    layer = TextLayer(
-        page_count=page_count,
-        reader=TEXT_READER,
-        outline=outline,
-        labels=raw.labels,
-        title=title_from_metadata(raw.title),
-    )
-    if with_text:
-        layer.texts = _without_furniture(raw.texts, outline)
-        layer.furniture_only = _furniture_only(raw.texts, layer.texts)
-    return layer
-
-
-def _read_with_pypdf(
-    path: Path, *, with_text: bool, on_page: Callable[[int, int], None] | None
-) -> TextLayer:
-    reader = open_reader(path)
-    page_count = count_pages(reader)
-    layer = TextLayer(page_count=page_count, reader=FALLBACK_READER)
-    if with_text:
-        raw: dict[int, str] = {}
-        for number, page in enumerate(reader.pages, start=1):
-            try:
-                raw[number] = page.extract_text() or ""
-            except Exception as exc:  # one broken page must not lose the others
-                logger.warning("page %s of %s could not be read: %s", number, path.name, exc)
-                raw[number] = ""
-            if on_page is not None:
-                on_page(number, page_count)
-        cleaned = {number: clean_page_text(text) for number, text in raw.items()}
-        layer.texts = _without_furniture(cleaned, [])
-        layer.furniture_only = _furniture_only(cleaned, layer.texts)
-    return layer
-
-
-def _without_furniture(texts: dict[int, str], outline: list[OutlineEntry]) -> dict[int, str]:
-    """The cleaned pages without their running headers and footers."""
-    with_text = {number: text for number, text in texts.items() if text}
-    stripped = strip_running_lines(with_text, outline_titles=[entry.title for entry in outline])
-    return {number: stripped.get(number, "") for number in texts}
-
-
-def _furniture_only(texts: dict[int, str], stripped: dict[int, str]) -> set[int]:
-    """The pages whose text layer is legible only with its furniture: what is left without
-    it is too little to read (a running header, "2" and "CONTENTS"). OCR would read the same
-    furniture back, and as a passage it is junk that answers cite."""
-    return {
-        number
-        for number, text in texts.items()
-        if is_legible(text) and not is_readable(stripped.get(number, ""))
-    }
-
-
-def is_readable(page_text: str) -> bool:
-    """Whether the text layer is worth keeping instead of reading the page as an image: it
-    is legible, or it is a contents or index page, whose dot leaders and page numbers fail
-    the letter-share rule but which no OCR would read better."""
-    return is_legible(page_text) or is_navigation_page(page_text)
 
 
 def load(
@@ -294,84 +109,106 @@ def load(
         if number not in texts and number not in layer.furniture_only
     ]
     if len(to_read) > settings.PDF_VISION_MAX_PAGES:
-        if capture == "auto":
-            too_many = Text(
-                "This PDF has %(pages)s pages without a readable text layer to read as "
-                "images; Loupe reads at most %(max)s such pages per upload "
-                "(PDF_VISION_MAX_PAGES). Split it into smaller files, or add it with the "
-                "capture mode 'text'.",
-                pages=len(to_read),
-                max=settings.PDF_VISION_MAX_PAGES,
-            )
-        else:
-            too_many = Text(
-                "This PDF has %(pages)s pages to read as images; Loupe reads at most %(max)s "
-                "such pages per upload (PDF_VISION_MAX_PAGES). Split it into smaller files.",
-                pages=len(to_read),
-                max=settings.PDF_VISION_MAX_PAGES,
-            )
-        raise LoaderError(too_many)
-    seen: dict[int, str] = {}
-    blank: list[int] = []
-    vision_reader = vision.active_reader()
+        raise LoaderError(_too_many_pages(capture, len(to_read)))
+    already = len(texts) + len(layer.furniture_only)
+    images = _read_as_images(
+        path, to_read, user=user, on_read=lambda read: report(already + read, by_vision=True)
+    )
+    report(page_count)
+    if not texts and not images.seen:
+        raise LoaderError(_nothing_read(page_count, capture, images.reader, len(images.blank)))
+    passages, navigation = _passages(texts | images.seen, layer)
+    reader = with_blank_note(_readers(layer, texts, images), len(images.blank))
+    return passages, page_count, with_navigation_note(reader, navigation), layer.title
+
+
+def _too_many_pages(capture: str, count: int) -> Text:
+    if capture == "auto":
+        return Text(
+            "This PDF has %(pages)s pages without a readable text layer to read as "
+            "images; Loupe reads at most %(max)s such pages per upload "
+            "(PDF_VISION_MAX_PAGES). Split it into smaller files, or add it with the "
+            "capture mode 'text'.",
+            pages=count,
+            max=settings.PDF_VISION_MAX_PAGES,
+        )
+    return Text(
+        "This PDF has %(pages)s pages to read as images; Loupe reads at most %(max)s "
+        "such pages per upload (PDF_VISION_MAX_PAGES). Split it into smaller files.",
+        pages=count,
+        max=settings.PDF_VISION_MAX_PAGES,
+    )
+
+
+@dataclass
+class _Images:
+    """What the vision reader made of the pages it was given."""
+
+    seen: dict[int, str]  # page number: its text
+    blank: list[int]  # pages not sent to it, blank
+    reader: str  # the reader that read them
+
+
+def _read_as_images(
+    path: Path, to_read: list[int], *, user: User | None, on_read: Callable[[int], None]
+) -> _Images:
+    """The pages `to_read` rendered and read by the vision reader; `on_read` hears how many
+    of them are done, before the first and after each."""
+    images = _Images(seen={}, blank=[], reader=vision.active_reader())
     # A page that cannot be rendered is skipped by render_pages; counting by position in
     # `to_read` counts it as read all the same.
     position = {number: index for index, number in enumerate(to_read, start=1)}
     if to_read:
         # Said before the first image is read: a page's OCR takes seconds, and until then
         # the progress would still read as the text layer's.
-        report(len(texts) + len(layer.furniture_only), by_vision=True)
+        on_read(0)
     for number, image in render_pages(path, to_read):
         if is_blank(image):
             # Separator sheets and empty backs of scans: a call would cost money (or the
             # local OCR's seconds) to read nothing.
-            blank.append(number)
+            images.blank.append(number)
         else:
             result = vision.read_image(image, user=user)
-            vision_reader = result.reader
+            images.reader = result.reader
             if result.text.strip():
-                seen[number] = clean_page_text(result.text) or result.text
-        report(len(texts) + len(layer.furniture_only) + position[number], by_vision=True)
-    report(page_count)
-    if not texts and not seen:
-        if blank:
-            unread = Text(
-                "No text could be read from any of this PDF's %(pages)s pages (capture mode "
-                "'%(mode)s', read by %(reader)s; %(blank)s blank, not sent to it): its pages "
-                "look blank or hold pictures without words.",
-                pages=page_count,
-                mode=capture,
-                reader=vision_reader,
-                blank=len(blank),
-            )
-        else:
-            unread = Text(
-                "No text could be read from any of this PDF's %(pages)s pages (capture mode "
-                "'%(mode)s', read by %(reader)s): its pages look blank or hold pictures "
-                "without words.",
-                pages=page_count,
-                mode=capture,
-                reader=vision_reader,
-            )
-        raise LoaderError(unread)
-    passages, navigation = _passages(texts | seen, layer)
+                images.seen[number] = clean_page_text(result.text) or result.text
+        on_read(position[number])
+    return images
+
+
+def _readers(layer: TextLayer, texts: dict[int, str], images: _Images) -> Text | str:
+    """Which reader produced the text: the text layer's, the vision reader, or both."""
     if not texts:
-        reader: Text | str = vision_reader
-    elif not seen:
-        reader = layer.reader
-    else:
-        reader = Text.counted(
-            "%(text_reader)s + %(vision_reader)s (%(count)s page)",
-            "%(text_reader)s + %(vision_reader)s (%(count)s pages)",
-            len(seen),
-            text_reader=layer.reader,
-            vision_reader=vision_reader,
+        return images.reader
+    if not images.seen:
+        return layer.reader
+    return Text.counted(
+        "%(text_reader)s + %(vision_reader)s (%(count)s page)",
+        "%(text_reader)s + %(vision_reader)s (%(count)s pages)",
+        len(images.seen),
+        text_reader=layer.reader,
+        vision_reader=images.reader,
+    )
+
+
+def _nothing_read(page_count: int, capture: str, reader: str, blank: int) -> Text:
+    if blank:
+        return Text(
+            "No text could be read from any of this PDF's %(pages)s pages (capture mode "
+            "'%(mode)s', read by %(reader)s; %(blank)s blank, not sent to it): its pages "
+            "look blank or hold pictures without words.",
+            pages=page_count,
+            mode=capture,
+            reader=reader,
+            blank=blank,
         )
-    return (
-        passages,
-        page_count,
-        with_navigation_note(with_blank_note(reader, len(blank)), navigation),
-        layer.title,
+    return Text(
+        "No text could be read from any of this PDF's %(pages)s pages (capture mode "
+        "'%(mode)s', read by %(reader)s): its pages look blank or hold pictures "
+        "without words.",
+        pages=page_count,
+        mode=capture,
+        reader=reader,
     )
 
 

@@ -74,20 +74,7 @@ def read(
     # Children started after the last read, their imports done (waiting_child.py).
     children = [_waiting.take(SCRIPT) for _ in range(parts)]
     for part, child in enumerate(children):
-        asked = {
-            "path": str(path),
-            "max_pages": settings.PDF_MAX_PAGES,
-            "text": with_text,
-            "part": part,
-            "parts": parts,
-        }
-        stdin = child.process.stdin
-        assert stdin is not None
-        try:
-            stdin.write(json.dumps(asked) + "\n")
-            stdin.close()
-        except BrokenPipeError:
-            pass  # it died; its exit says how
+        _ask(child.process, path=path, with_text=with_text, part=part, parts=parts)
     # A timer, not a timeout on each read: a page that never comes must not hold us.
     timed_out = threading.Event()
 
@@ -144,6 +131,26 @@ def read(
             )
         )
     return layer
+
+
+def _ask(
+    process: subprocess.Popen[str], *, path: Path, with_text: bool, part: int, parts: int
+) -> None:
+    """Tell a child which PDF to read, and which share of its pages (`part` of `parts`)."""
+    asked = {
+        "path": str(path),
+        "max_pages": settings.PDF_MAX_PAGES,
+        "text": with_text,
+        "part": part,
+        "parts": parts,
+    }
+    stdin = process.stdin
+    assert stdin is not None
+    try:
+        stdin.write(json.dumps(asked) + "\n")
+        stdin.close()
+    except BrokenPipeError:
+        pass  # it died; its exit says how
 
 
 def _read_output(

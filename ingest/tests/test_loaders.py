@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from ingest.loaders import detect_kind, load_passages, pdf, text
+from ingest.loaders import detect_kind, load_passages, pdf, pdf_text_layer, text
 from ingest.passages import LoaderError
 from ingest.tests.data import PDFS
 
@@ -156,10 +156,10 @@ def test_every_sample_pdf_gives_passages_or_a_loader_error_in_auto_mode(
 
 
 def test_a_page_is_legible_with_twenty_visible_characters_mostly_letters():
-    assert pdf.is_legible("abcdefghij klmnopqrst")
-    assert not pdf.is_legible("abcdefghij klmnopqrs")  # 19 visible characters
-    assert pdf.is_legible("abcdefghijkl 12345678")  # 12 of 20 visible are letters: 60 %
-    assert not pdf.is_legible("abcdefghijk 123456789")  # 11 of 20: 55 %
+    assert pdf_text_layer.is_legible("abcdefghij klmnopqrst")
+    assert not pdf_text_layer.is_legible("abcdefghij klmnopqrs")  # 19 visible characters
+    assert pdf_text_layer.is_legible("abcdefghijkl 12345678")  # 12 of 20 visible are letters: 60 %
+    assert not pdf_text_layer.is_legible("abcdefghijk 123456789")  # 11 of 20: 55 %
 
 
 def test_utf8_text_decodes():

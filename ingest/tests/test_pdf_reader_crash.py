@@ -10,7 +10,7 @@ from django.core.files.base import ContentFile
 from procrastinate.contrib.django import app
 
 from ingest.loaders import pdfium_process
-from ingest.loaders.pdf import read_text_layer
+from ingest.loaders.pdf_text_layer import read_text_layer
 from ingest.passages import LoaderError
 from ingest.services import add_source
 from ingest.tests.data import PDFS

@@ -4,7 +4,7 @@
 import pytest
 from django.core.files.base import ContentFile
 
-from ingest.loaders.pdf import read_text_layer
+from ingest.loaders.pdf_text_layer import read_text_layer
 from ingest.loaders.pdf_title import title_from_metadata
 from ingest.services import add_source, process_source
 from ingest.tests.data import PDFS, SHARED_DATA

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from ingest.loaders.pdf import read_text_layer
+from ingest.loaders.pdf_text_layer import read_text_layer
 from ingest.loaders.pdfium_pages import find_quote
 from ingest.page_images import render_page
 from ingest.tests.data import PDFS

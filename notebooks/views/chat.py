@@ -23,7 +23,7 @@ from billing.services import CreditSpent
 from generation.answering import Answer, Evidence, answer_question, stream_answer
 from library.models import Source
 from limits.decorators import rate_limited
-from notebooks.forms import AskForm, bad_request
+from notebooks.forms import AskForm
 from notebooks.models import Notebook
 from notebooks.views.conversations import conversations_context, get_conversation
 from ops.database import is_lost_database
@@ -34,6 +34,7 @@ from sharing import access
 from sharing.models import Role
 from texts import message_of, translated
 from texts.errors import UserFacingError
+from web.forms import bad_request
 from web.notebook_pages import HtmxHttpRequest, get_notebook_for_user
 
 logger = logging.getLogger(__name__)

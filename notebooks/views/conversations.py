@@ -12,9 +12,10 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from notebooks.forms import PostForm, TitleForm, bad_request
+from notebooks.forms import PostForm, TitleForm
 from notebooks.models import Conversation, Notebook
 from sharing import access
+from web.forms import bad_request
 from web.notebook_pages import HtmxHttpRequest, get_notebook_for_user
 
 

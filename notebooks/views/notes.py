@@ -14,13 +14,14 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from billing.decorators import credit_required
 from ingest.notes import edit_note, make_note_a_source
 from limits.decorators import rate_limited
-from notebooks.forms import NoteForm, NoteSourceForm, PostForm, bad_request
+from notebooks.forms import NoteForm, NoteSourceForm, PostForm
 from notebooks.models import Note, Notebook
 from notebooks.services import create_note, delete_note, make_note_a_note_again, save_answer_as_note
 from notebooks.views.sources import sources_context
 from sharing import access
 from sharing.models import Role
 from texts.errors import UserFacingError
+from web.forms import bad_request
 from web.notebook_pages import HtmxHttpRequest, get_notebook_for_user
 
 

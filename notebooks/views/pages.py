@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from generation import chat_style
-from notebooks.forms import AboutForm, ChatStyleForm, TitleForm, bad_request
+from notebooks.forms import AboutForm, ChatStyleForm, TitleForm
 from notebooks.models import Message, Notebook
 from notebooks.services import create_notebook
 from notebooks.views.chat import get_source_to_ask_about
@@ -25,6 +25,7 @@ from notebooks.views.sources import capture_context, sources_context
 from sharing import access
 from sharing.models import Membership, Role
 from texts.errors import UserFacingError
+from web.forms import bad_request
 from web.notebook_pages import HtmxHttpRequest, get_notebook_for_user
 
 

@@ -18,7 +18,7 @@ from ingest.services import SourceBusy, UploadRejected, add_source, add_url, rep
 from library.models import Preferences, Source
 from limits.decorators import rate_limited
 from notebooks import guides
-from notebooks.forms import ChooseForm, UploadForm, WebPageForm, bad_request
+from notebooks.forms import ChooseForm, UploadForm, WebPageForm
 from notebooks.models import Notebook
 from notebooks.services import SourceNotRemovable, unlink_source
 from ops import waiting
@@ -26,6 +26,7 @@ from retrieval.chosen_sources import choose_sources, source_choice
 from sharing import access
 from sharing.models import Role
 from texts.errors import UserFacingError
+from web.forms import bad_request
 from web.notebook_pages import HtmxHttpRequest, get_notebook_for_user
 
 

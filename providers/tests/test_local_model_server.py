@@ -13,12 +13,12 @@ from providers import local_model
 from providers.chat import chat
 from providers.local_model import (
     PACKAGED_MODELS,
-    LocalModelServer,
     Plan,
     local_chat_plan,
     read_status_at,
     too_small,
 )
+from providers.local_model_supervisor import LocalModelServer
 
 SMALLEST = PACKAGED_MODELS[-1]
 pytestmark = pytest.mark.timeout(600)

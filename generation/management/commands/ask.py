@@ -4,13 +4,16 @@ import json
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import translation
 
 from billing.services import CreditSpent
-from generation.answering import answer_question
+from generation.answering import Answer, answer_question
 from generation.citations import unsupported_sentences
 from library.languages import reader_language
+from library.models import Source
+from notebooks.models import Conversation, Notebook
 from providers.errors import ProviderError
 from providers.local_model import join_running_server
 from retrieval.chosen_sources import parse_source_ids, source_choice
@@ -44,8 +47,43 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         join_running_server()  # the local model `serve` runs, as its worker uses it
-        User = get_user_model()
-        user = User.objects.filter(username=options["user"]).first()
+        user, notebook = self._notebook(options)
+        source, chosen, conversation = self._asked(user, notebook, options)
+        try:
+            # A command has no reader: a refusal is written in the question's language.
+            with translation.override(reader_language(options["question"])):
+                answer = answer_question(
+                    user=user,
+                    notebook=notebook,
+                    question=options["question"],
+                    conversation=conversation,
+                    source=source,
+                    chosen_sources=chosen,
+                )
+        except (CreditSpent, ProviderError, UserFacingError) as exc:
+            raise CommandError(str(exc)) from exc
+        citations = _citations(answer)
+        unsupported = unsupported_sentences(answer.message)
+        if options["json"]:
+            payload = {
+                "answer": answer.message.content,
+                "mode": answer.message.mode,
+                "conversation_id": answer.conversation.pk,
+                # The question as asked, or the standalone query a follow-up was rewritten
+                # into for the search (RETRIEVAL_QUERY_REWRITE).
+                "search_query": answer.search_query,
+                # The sources searched (ticked, or --sources); null: all the notebook's.
+                "source_ids": answer.message.source_ids,
+                "citations": citations,
+                # The sentences of a model's answer that no passage supports.
+                "unsupported": unsupported,
+            }
+            self.stdout.write(json.dumps(payload, ensure_ascii=False))
+            return
+        self._print(answer, citations, unsupported)
+
+    def _notebook(self, options: dict[str, Any]) -> tuple[User, Notebook]:
+        user = get_user_model().objects.filter(username=options["user"]).first()
         if user is None:
             raise CommandError(f"There is no user {options['user']!r}.")
         try:
@@ -57,6 +95,12 @@ class Command(BaseCommand):
                 f"{options['user']} has no notebook {options['notebook']!r}; "
                 "create it with `manage.py ingest`."
             )
+        return user, notebook
+
+    def _asked(
+        self, user: User, notebook: Notebook, options: dict[str, Any]
+    ) -> tuple[Source | None, list[int] | None, Conversation | None]:
+        """The source asked about (--source), the sources searched, the conversation."""
         source = None
         if options["source"] is not None:
             source = access.notebook_sources(notebook).filter(pk=options["source"]).first()
@@ -79,51 +123,11 @@ class Command(BaseCommand):
                 raise CommandError(
                     f"The notebook has no conversation {options['conversation']} of yours."
                 )
-        try:
-            # A command has no reader: a refusal is written in the question's language.
-            with translation.override(reader_language(options["question"])):
-                answer = answer_question(
-                    user=user,
-                    notebook=notebook,
-                    question=options["question"],
-                    conversation=conversation,
-                    source=source,
-                    chosen_sources=chosen,
-                )
-        except (CreditSpent, ProviderError, UserFacingError) as exc:
-            raise CommandError(str(exc)) from exc
+        return source, chosen, conversation
 
-        citations = [
-            {
-                "n": citation.n,
-                "chunk_id": citation.chunk_id,
-                "source_id": citation.source_id,
-                "source": citation.source_title,
-                "page": citation.page,
-                "quote": citation.quote,
-                "similarity": citation.similarity,
-                "supported": citation.supported,
-                "attributed": citation.attributed,
-            }
-            for citation in answer.citations
-        ]
-        unsupported = unsupported_sentences(answer.message)
-        if options["json"]:
-            payload = {
-                "answer": answer.message.content,
-                "mode": answer.message.mode,
-                "conversation_id": answer.conversation.pk,
-                # The question as asked, or the standalone query a follow-up was rewritten
-                # into for the search (RETRIEVAL_QUERY_REWRITE).
-                "search_query": answer.search_query,
-                # The sources searched (ticked, or --sources); null: all the notebook's.
-                "source_ids": answer.message.source_ids,
-                "citations": citations,
-                # The sentences of a model's answer that no passage supports.
-                "unsupported": unsupported,
-            }
-            self.stdout.write(json.dumps(payload, ensure_ascii=False))
-            return
+    def _print(
+        self, answer: Answer, citations: list[dict[str, Any]], unsupported: list[str]
+    ) -> None:
         if answer.message.mode == "extractive":
             self.stdout.write("(extractive answer: sentences quoted from the sources, no LLM)")
         if answer.question.search_query:
@@ -143,3 +147,21 @@ class Command(BaseCommand):
             )
         for sentence in unsupported:
             self.stdout.write(f"(no passage supports: {sentence})")
+
+
+def _citations(answer: Answer) -> list[dict[str, Any]]:
+    """The answer's citations as --json prints them."""
+    return [
+        {
+            "n": citation.n,
+            "chunk_id": citation.chunk_id,
+            "source_id": citation.source_id,
+            "source": citation.source_title,
+            "page": citation.page,
+            "quote": citation.quote,
+            "similarity": citation.similarity,
+            "supported": citation.supported,
+            "attributed": citation.attributed,
+        }
+        for citation in answer.citations
+    ]

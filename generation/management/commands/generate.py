@@ -70,8 +70,31 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         join_running_server()  # the local model `serve` runs, as its worker uses it
-        User = get_user_model()
-        user = User.objects.filter(username=options["user"]).first()
+        document = self._request(options)
+        if options["language"] and not chat_available():
+            # Said before it is made, as the studio panel does.
+            self.stderr.write(
+                "No chat model: the document quotes the sources and stays in their language; "
+                f"--language {options['language']} cannot be honoured."
+            )
+        try:
+            document = wait_for_document(document.pk, idle_seconds=options["give_up_after"])
+        except GaveUp as exc:
+            raise CommandError(str(exc)) from exc
+        if options["json"]:
+            self.stdout.write(json.dumps(_result(document), ensure_ascii=False))
+        elif document.status == GeneratedDocument.Status.READY:
+            self._print_ready(document)
+        else:
+            self.stdout.write(
+                f"{document.get_kind_display()} #{document.pk} failed: {document.error}"
+            )
+        if document.status != GeneratedDocument.Status.READY:
+            sys.exit(1)
+
+    def _request(self, options: dict[str, Any]) -> GeneratedDocument:
+        """The document asked for, queued (its job may run here, while waiting for it)."""
+        user = get_user_model().objects.filter(username=options["user"]).first()
         if user is None:
             raise CommandError(f"No user {options['user']!r}.")
         try:
@@ -99,77 +122,71 @@ class Command(BaseCommand):
             )
         except UserFacingError as exc:
             raise CommandError(str(exc)) from exc
-        if options["language"] and not chat_available():
-            # Said before it is made, as the studio panel does.
-            self.stderr.write(
-                "No chat model: the document quotes the sources and stays in their language; "
-                f"--language {options['language']} cannot be honoured."
+        return document
+
+    def _print_ready(self, document: GeneratedDocument) -> None:
+        self.stdout.write(
+            f"{document.get_kind_display()} #{document.pk} ready ({document.mode}): "
+            f"{document.title}"
+        )
+        content = _content(document)
+        if isinstance(content, str):  # a text, or an audio overview's file
+            self.stdout.write(content)
+        for each in (document.pptx, document.pdf, document.video):
+            if each:
+                self.stdout.write(each.path)
+        placed = sum(1 for cited in document.citations.all() if cited.attributed)
+        if placed:
+            self.stdout.write(f"{placed} citations placed by Loupe, not the model.")
+        if document.unsupported_dropped:
+            self.stdout.write(
+                f"{document.unsupported_dropped} claims no passage supports were left out."
             )
-        try:
-            document = wait_for_document(document.pk, idle_seconds=options["give_up_after"])
-        except GaveUp as exc:
-            raise CommandError(str(exc)) from exc
-        content: Any = document.content
-        if document.kind == GeneratedDocument.Kind.AUDIO:
-            content = document.audio.path if document.audio else None
-        result = {
-            "id": document.pk,
-            "kind": document.kind,
-            "status": document.status,
-            "mode": document.mode,
-            "error": document.error,
-            "title": document.title,
-            "source_ids": document.source_ids,
-            "content": content,
-            # Claims of a model's document no passage supports, left out of it.
-            "unsupported_dropped": document.unsupported_dropped,
-            "citations": [
-                {
-                    "n": cited.n,
-                    "source_title": cited.source_title,
-                    "page": cited.page,
-                    "quote": cited.quote,
-                    "supported": cited.supported,
-                    "attributed": cited.attributed,
-                }
-                for cited in document.citations.all()
-            ],
+
+
+def _content(document: GeneratedDocument) -> Any:
+    """What the document holds: its text or structure, or an audio overview's file."""
+    if document.kind == GeneratedDocument.Kind.AUDIO:
+        return document.audio.path if document.audio else None
+    return document.content
+
+
+def _result(document: GeneratedDocument) -> dict[str, Any]:
+    """The document as --json prints it."""
+    result: dict[str, Any] = {
+        "id": document.pk,
+        "kind": document.kind,
+        "status": document.status,
+        "mode": document.mode,
+        "error": document.error,
+        "title": document.title,
+        "source_ids": document.source_ids,
+        "content": _content(document),
+        # Claims of a model's document no passage supports, left out of it.
+        "unsupported_dropped": document.unsupported_dropped,
+        "citations": [
+            {
+                "n": cited.n,
+                "source_title": cited.source_title,
+                "page": cited.page,
+                "quote": cited.quote,
+                "supported": cited.supported,
+                "attributed": cited.attributed,
+            }
+            for cited in document.citations.all()
+        ],
+    }
+    if document.kind == GeneratedDocument.Kind.AUDIO:
+        result |= {"format": document.audio_format, "length": document.length}
+    if document.kind == GeneratedDocument.Kind.SLIDES:
+        result |= {
+            "pptx": document.pptx.path if document.pptx else None,
+            "pdf": document.pdf.path if document.pdf else None,
         }
-        if document.kind == GeneratedDocument.Kind.AUDIO:
-            result |= {"format": document.audio_format, "length": document.length}
-        if document.kind == GeneratedDocument.Kind.SLIDES:
-            result |= {
-                "pptx": document.pptx.path if document.pptx else None,
-                "pdf": document.pdf.path if document.pdf else None,
-            }
-        if document.kind == GeneratedDocument.Kind.VIDEO:
-            result |= {
-                "format": document.video_format,
-                "mp4": document.video.path if document.video else None,
-                "seconds": document.video_seconds,
-            }
-        if options["json"]:
-            self.stdout.write(json.dumps(result, ensure_ascii=False))
-        elif document.status == GeneratedDocument.Status.READY:
-            self.stdout.write(
-                f"{document.get_kind_display()} #{document.pk} ready ({document.mode}): "
-                f"{document.title}"
-            )
-            if isinstance(content, str):
-                self.stdout.write(content)
-            for each in (document.pptx, document.pdf, document.video):
-                if each:
-                    self.stdout.write(each.path)
-            placed = sum(1 for cited in document.citations.all() if cited.attributed)
-            if placed:
-                self.stdout.write(f"{placed} citations placed by Loupe, not the model.")
-            if document.unsupported_dropped:
-                self.stdout.write(
-                    f"{document.unsupported_dropped} claims no passage supports were left out."
-                )
-        else:
-            self.stdout.write(
-                f"{document.get_kind_display()} #{document.pk} failed: {document.error}"
-            )
-        if document.status != GeneratedDocument.Status.READY:
-            sys.exit(1)
+    if document.kind == GeneratedDocument.Kind.VIDEO:
+        result |= {
+            "format": document.video_format,
+            "mp4": document.video.path if document.video else None,
+            "seconds": document.video_seconds,
+        }
+    return result

@@ -13,7 +13,8 @@ from django.template.loader import render_to_string
 from generation.documents.by_passage import spread
 from generation.documents.models import GeneratedDocument
 from generation.tests.studio.conftest import reply
-from providers.local_model import LocalModelServer, Plan
+from providers.local_model import Plan
+from providers.local_model_supervisor import LocalModelServer
 
 PASSAGE_RE = re.compile(r"^From (?P<where>[^\n]*):\n\n(?P<text>.*)$", re.DOTALL)
 

@@ -14,7 +14,8 @@ from config.database import restart_embedded_postgres_if_down
 from config.env import env_str
 from ops.first_run import first_run_box, wait_until_listening
 from ops.serving import supervise, web_command
-from providers.local_model import LocalModelServer, LocalModelUnavailable, local_chat_plan
+from providers.local_model import LocalModelUnavailable, local_chat_plan
+from providers.local_model_supervisor import LocalModelServer
 
 logger = logging.getLogger(__name__)
 

@@ -1,0 +1,303 @@
+"""A question made ready for the model: refused, answered by Loupe (a memory command, an
+extractive answer), or searched and put into a prompt; and the model's reply stored."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+from django.contrib.auth.models import User
+from django.utils.translation import gettext as _
+
+from analytics.services import Timing
+from generation import chat_style, extractive, not_covered, prompts
+from generation.answering.prompt import Turn, _history, _latest, _prompt, extractive_passages
+from generation.answering.storing import Answer, _store
+from generation.citations import (
+    MappedAnswer,
+    attribute_sentences,
+    hollow,
+    map_markers,
+    move_opening_markers,
+)
+from generation.rewrite import standalone_query
+from library.models import Source
+from memory import commands as memory_commands
+from memory.services import facts_to_give
+from notebooks.models import Conversation, Message, Notebook
+from providers.chat import chat_available
+from retrieval.closeness import part_closeness
+from retrieval.search import Hit
+from retrieval.services import Retrieved, retrieve_assessed
+from sharing import access
+from texts.errors import UserFacingError
+
+logger = logging.getLogger(__name__)
+
+
+class QuestionRefused(UserFacingError):
+    """The question cannot be asked as it is: empty, or about no source of the notebook."""
+
+
+@dataclass
+class _Prepared:
+    """A question made ready for the model: retrieval done and the prompt built; or, when
+    no model call is needed (refusals, extractive mode), already answered and stored."""
+
+    notebook: Notebook
+    conversation: Conversation | None
+    question: str
+    hits: list[Hit]
+    messages: list[dict[str, str]]
+    user: User  # who asked: a new conversation is theirs
+    answer: Answer | None = None
+    search_query: str = ""  # the rewritten follow-up the search used; "": the question
+    chosen_sources: Sequence[int] | None = None  # the ids searched; None: all
+    retrieved: Retrieved | None = None
+    memories: list[str] = field(default_factory=list)  # the asker's facts the model was given
+
+    def store_reply(self, text: str, model: str) -> Answer:
+        """Give the sentences the model left uncited the marker of a passage that supports
+        them (attributed), map the markers onto the passages, verify them, store it all.
+        A reply saying the passages do not answer becomes the fixed "not covered" answer."""
+        if not_covered.model_declined(text):
+            return self._stored(not_covered.reply(self.hits), Message.Mode.REFUSAL, [], model)
+        text = move_opening_markers(text)
+        attribution = attribute_sentences(text, [hit.chunk.text for hit in self.hits])
+        mapped = map_markers(attribution.text, len(self.hits))
+        if hollow(mapped.text) and self.hits:
+            # A small model may write nothing but markers ("[1][2] [1][3]"): no answer to
+            # show, so the passages' own sentences are, labelled as quotes.
+            logger.warning("The chat model wrote no words, only %r; quoting instead", text[:80])
+            return self._quoted(model)
+        return self._stored(
+            mapped.text,
+            Message.Mode.LLM,
+            mapped.order,
+            model,
+            attributed={mapped.order.index(number) + 1 for number in attribution.attributed},
+        )
+
+    def answered(self, text: str, mode: str, hits: list[Hit], order: list[int]) -> _Prepared:
+        """The question answered without the chat model (a refusal, a memory command, an
+        extractive answer) and stored at once. Refusals and extractive answers come without
+        a rewrite: before the search, or with no chat model to rewrite."""
+        answer = _store(
+            user=self.user,
+            notebook=self.notebook,
+            conversation=self.conversation,
+            question=self.question,
+            text=text,
+            mode=mode,
+            hits=hits,
+            order=order,
+            model="",
+            chosen_sources=self.chosen_sources,
+        )
+        return replace(self, hits=hits, answer=answer)
+
+    def _quoted(self, model: str) -> Answer:
+        closeness: Sequence[tuple[float, ...]] = ()
+        if self.retrieved is not None:
+            closeness = part_closeness(
+                hits=self.hits,
+                query_vector=self.retrieved.query_vector,
+                model=self.retrieved.model,
+            )
+        text = extractive.answer(
+            self.question,
+            extractive_passages(self.hits, closeness=closeness),
+            limit=chat_style.extractive_sentences(self.notebook),
+        )
+        mapped = map_markers(text, len(self.hits))
+        if hollow(mapped.text):
+            return self._stored(not_covered.reply(self.hits), Message.Mode.REFUSAL, [], model)
+        return self._stored(mapped.text, Message.Mode.EXTRACTIVE, mapped.order, model)
+
+    def _stored(
+        self,
+        text: str,
+        mode: str,
+        order: list[int],
+        model: str,
+        *,
+        attributed: set[int] | None = None,
+    ) -> Answer:
+        return _store(
+            user=self.user,
+            notebook=self.notebook,
+            conversation=self.conversation,
+            question=self.question,
+            text=text,
+            mode=mode,
+            hits=self.hits,
+            order=order,
+            model=model,
+            search_query=self.search_query,
+            attributed=attributed,
+            chosen_sources=self.chosen_sources,
+            memories=self.memories,
+        )
+
+
+def _prepare(
+    *,
+    user: User,
+    notebook: Notebook,
+    question: str,
+    conversation: Conversation | None,
+    source: Source | None,
+    chosen_sources: Sequence[int] | None = None,
+    notebook_sources: Sequence[Source] | None = None,
+    timing: Timing | None = None,
+    turns: Sequence[Turn] | None = None,
+) -> _Prepared:
+    question = question.strip()
+    if not question:
+        raise QuestionRefused(_("The question is empty."))
+    command = memory_commands.parse(question)
+    history = _history(conversation) if turns is None else _latest(turns)
+
+    asked = _Prepared(notebook, conversation, question, [], [], user, chosen_sources=chosen_sources)
+
+    if command is not None:
+        # Answered by Loupe, whatever the sources: a MemoryRefused says what to write instead.
+        reply = memory_commands.run(command, user=user, notebook=notebook)
+        return asked.answered(reply, Message.Mode.COMMAND, [], [])
+
+    sources = _sources_asked(
+        notebook=notebook,
+        notebook_sources=notebook_sources,
+        chosen_sources=chosen_sources,
+        source=source,
+    )
+    if not sources:
+        return asked.answered(_(prompts.EMPTY_NOTEBOOK_REPLY), Message.Mode.REFUSAL, [], [])
+    ready = [source for source in sources if source.status == Source.Status.READY]
+    if not ready:
+        return asked.answered(_(prompts.NOTHING_READY_REPLY), Message.Mode.REFUSAL, [], [])
+
+    query, retrieved = _search(
+        user=user,
+        notebook=notebook,
+        question=question,
+        history=history,
+        source=source,
+        chosen_sources=chosen_sources,
+    )
+    if timing is not None:
+        timing.mark_retrieved()
+    search_query = query if query != question else ""
+    hits = retrieved.hits
+    if _not_covered(retrieved, query=query):
+        # The passages are kept with the answer (not cited): `evaluate --pages` scores them.
+        return asked.answered(not_covered.reply(hits), Message.Mode.REFUSAL, hits, [])
+
+    if not chat_available():
+        if not hits:
+            return asked.answered(_(prompts.NO_MATCH_REPLY), Message.Mode.REFUSAL, [], [])
+        mapped = _extractive_answer(question=question, notebook=notebook, retrieved=retrieved)
+        return asked.answered(mapped.text, Message.Mode.EXTRACTIVE, hits, mapped.order)
+
+    memories = facts_to_give(user=user, notebook=notebook)
+    hits, messages = _prompt(
+        notebook=notebook,
+        question=question,
+        history=history,
+        hits=hits,
+        ready=ready,
+        memories=memories,
+    )
+    return _Prepared(
+        notebook,
+        conversation,
+        question,
+        hits,
+        messages,
+        user,
+        search_query=search_query,
+        chosen_sources=chosen_sources,
+        retrieved=retrieved,
+        memories=memories,
+    )
+
+
+def _search(
+    *,
+    user: User,
+    notebook: Notebook,
+    question: str,
+    history: Sequence[Turn],
+    source: Source | None,
+    chosen_sources: Sequence[int] | None,
+) -> tuple[str, Retrieved]:
+    """The passages for the question, and the query that found them: a follow-up may be
+    rewritten to stand alone for the search (RETRIEVAL_QUERY_REWRITE); the answer's prompt
+    keeps the question as asked, with the turns."""
+    query = standalone_query(question=question, turns=history, user=user)
+    # A follow-up may lean on the earlier turns ("And how long did it last?"), which a chat
+    # model reads and the search does not: there the model judges (NOT_IN_SOURCES). Asking
+    # about one source has no floor either (retrieval/services.py): a word's rarity within
+    # one document says little, and the asker chose that document.
+    judged = source is None and not (history and chat_available())
+    retrieved = retrieve_assessed(
+        user=user,
+        notebook=notebook,
+        question=query,
+        source=source,
+        sources=chosen_sources,
+        assess=judged,
+    )
+    return query, retrieved
+
+
+def _not_covered(retrieved: Retrieved, *, query: str) -> bool:
+    """Whether the search found passages that do not cover the question (logged, with why)."""
+    coverage = retrieved.coverage
+    if not retrieved.hits or coverage is None or coverage.covered:
+        return False
+    logger.info(
+        "Not covered (best similarity %s, word share %.2f): %r",
+        coverage.similarity,
+        coverage.words,
+        query,
+    )
+    return True
+
+
+def _sources_asked(
+    *,
+    notebook: Notebook,
+    notebook_sources: Sequence[Source] | None,
+    chosen_sources: Sequence[int] | None,
+    source: Source | None,
+) -> list[Source]:
+    """The notebook's sources a question may be answered from: those ticked, or the one it
+    is about; a question with none ticked, or about a source not here, is refused."""
+    sources = list(
+        access.notebook_sources(notebook) if notebook_sources is None else notebook_sources
+    )
+    if chosen_sources is not None:
+        if not chosen_sources:
+            raise QuestionRefused(_("No source is ticked: tick at least one source to ask about."))
+        sources = [linked for linked in sources if linked.pk in set(chosen_sources)]
+    if source is not None:
+        sources = [linked for linked in sources if linked.pk == source.pk]
+        if not sources:
+            raise QuestionRefused(_("That source is not in this notebook."))
+    return sources
+
+
+def _extractive_answer(*, question: str, notebook: Notebook, retrieved: Retrieved) -> MappedAnswer:
+    """The answer without a chat model: the passages' own sentences, with their markers."""
+    hits = retrieved.hits
+    closeness = part_closeness(
+        hits=hits, query_vector=retrieved.query_vector, model=retrieved.model
+    )
+    text = extractive.answer(
+        question,
+        extractive_passages(hits, closeness=closeness),
+        limit=chat_style.extractive_sentences(notebook),
+    )
+    return map_markers(text, len(hits))
