@@ -106,8 +106,9 @@ def mindmap_svg(data: dict[str, Any]) -> str:
         if children:
             y = (placed[children[0]][2] + placed[children[-1]][2]) / 2
         else:
-            y = next_row[0] * MAP_ROW + MAP_ROW / 2 + 10
-            next_row[0] += max(1, len(lines))
+            rows = max(1, len(lines))  # a wrapped label takes as many rows, centred on them
+            y = (next_row[0] + rows / 2) * MAP_ROW + 10
+            next_row[0] += rows
         placed[index] = (node, depth, y, lines)
         edges.extend((index, child) for child in children)
         return index

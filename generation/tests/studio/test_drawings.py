@@ -1,6 +1,7 @@
 """Mind maps and infographics are drawn as SVG on the server: well-formed XML, in the SVG
 namespace, every label escaped, nothing that runs or loads."""
 
+import re
 import xml.etree.ElementTree as ET
 
 from django.urls import reverse
@@ -86,3 +87,27 @@ def test_the_pages_inline_the_drawing_and_offer_it_as_a_download(
     assert "<script>alert" not in page
     assert download["Content-Type"] == "image/svg+xml"
     ET.fromstring(download.content)
+
+
+def test_mind_map_boxes_of_wrapped_labels_do_not_overlap():
+    from generation.documents.svg import mindmap_svg
+
+    long = "versioned binary dependency declaration mechanism of the package system"
+    leaves = [{"label": label, "children": []} for label in ("binary packages", long, "Depends")]
+    data = {
+        "title": "M",
+        "root": {"label": "Root", "children": [{"label": "B", "children": leaves}]},
+    }
+
+    drawn = mindmap_svg(data)
+
+    boxes = sorted(
+        (float(y), float(y) + float(height))
+        for y, height in re.findall(
+            r'<rect x="[\d.]+" y="([\d.-]+)" width="[\d.]+" height="([\d.]+)" '
+            r'rx="8" fill="#ffffff"',
+            drawn,
+        )
+    )
+    assert len(boxes) == 3
+    assert all(top >= bottom for (_t, bottom), (top, _b) in zip(boxes, boxes[1:], strict=False))
