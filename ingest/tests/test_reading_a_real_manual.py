@@ -19,7 +19,7 @@ QUESTIONS = [json.loads(line) for line in (MANUALS / "questions.jsonl").open()]
 @pytest.fixture(scope="module", params=["en", "de"])
 def manual(request):
     path = MANUALS / f"debian-reference.{request.param}.pdf"
-    passages, page_count, reader, _ = load_passages("pdf", path, pdf_capture="text")
+    passages, page_count, reader, _, _ = load_passages("pdf", path, pdf_capture="text")
     return request.param, path.name, passages, page_count, reader, chunk_passages(passages)
 
 
