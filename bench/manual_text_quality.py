@@ -85,7 +85,7 @@ def main() -> None:
     results = {}
     for pdf in sorted(MANUALS.glob("*.pdf")):
         started = time.perf_counter()
-        passages, page_count, _, _ = load_passages("pdf", pdf, pdf_capture="text")
+        passages, page_count, _, _, _ = load_passages("pdf", pdf, pdf_capture="text")
         read_seconds = time.perf_counter() - started
         drafts = chunk_passages(passages)
         loupe_glued, loupe_tokens, examples = run_together(" ".join(p.text for p in passages))

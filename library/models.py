@@ -31,6 +31,10 @@ class Source(BackgroundWork):
     class Kind(models.TextChoices):
         PDF = "pdf", _("PDF")
         TEXT = "text", _("Text")
+        # Word, PowerPoint, Excel, OpenDocument, EPUB, RTF, HTML and CSV files: one loader
+        # (ingest/loaders/documents.py) tells their format from the whole file, and the
+        # source's reader line names it ("PowerPoint slides").
+        DOCUMENT = "document", _("Document")
         URL = "url", _("Web page")
         IMAGE = "image", _("Image")
         AUDIO = "audio", _("Audio")

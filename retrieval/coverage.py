@@ -28,6 +28,7 @@ from typing import Any
 
 from django.db import connection
 
+from library.languages import detect_language, search_config
 from retrieval import profiles
 from retrieval.search import Hit, vector_literal
 
@@ -69,11 +70,20 @@ _WORDS_SQL = r"""
 WITH configs AS (
     SELECT DISTINCT search_config AS config FROM library_source WHERE id = ANY(%(sources)s)
 ),
+-- The question's words without its own stop words, dropped as its language does: stemmed
+-- only by its sources' configuration, a question asked in another language than theirs, or
+-- of a sheet or slides whose language could not be told ('simple', which drops no word),
+-- would count its "what", "the" and "is" as the rarest words, ones its passages lack.
+question_words AS (
+    SELECT coalesce(string_agg(token, ' '), '') AS text
+    FROM ts_debug(%(question_config)s::regconfig, %(question)s)
+    WHERE cardinality(lexemes) > 0
+),
 lexemes AS (
     SELECT configs.config, lexeme,
            ('''' || replace(replace(lexeme, '\', '\\'), '''', '''''') || '''')::tsquery AS query
-    FROM configs,
-         unnest(tsvector_to_array(to_tsvector(configs.config::regconfig, %(question)s)))
+    FROM configs, question_words,
+         unnest(tsvector_to_array(to_tsvector(configs.config::regconfig, question_words.text)))
              AS lexeme
 ),
 -- Every n-th chunk by id, so that at most RARITY_SAMPLE are tested (counting them reads
@@ -119,6 +129,8 @@ def _params(
     return {
         "sources": sorted({hit.chunk.source_id for hit in hits}),
         "question": question,
+        # The configuration of the question's own language, for its stop words.
+        "question_config": search_config(detect_language(question)),
         "model": model,
         "hits": [hit.chunk.pk for hit in hits],
         "sample": RARITY_SAMPLE,

@@ -6,6 +6,8 @@ from __future__ import annotations
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from generation.documents.models import GeneratedDocument
+from ingest.services import process_source
+from ingest.tests import office_files
 from library.models import Source
 from notebooks.models import Note, NotebookSource, UntickedSource
 from sharing.models import Membership
@@ -44,6 +46,19 @@ def test_an_upload_becomes_a_queued_source_with_progress(api, notebook):
     assert added["created"] is True and added["source"]["status"] == "queued"
     status = api.get(f"/api/v1/notebooks/{notebook.pk}/sources/{added['source']['id']}").json()
     assert {"stage", "progress_done", "progress_total", "error"} <= set(status)
+
+
+def test_a_word_file_is_a_source_of_kind_document_whose_reader_names_it(
+    fake_openai, api, notebook, tmp_path
+):
+    path = office_files.docx(tmp_path / "otters.docx", office_files.paragraph("Sea otters."))
+    upload = SimpleUploadedFile("otters.docx", path.read_bytes())
+
+    added = api.upload(f"/api/v1/notebooks/{notebook.pk}/sources", {"file": upload}).json()
+    process_source(source_id=added["source"]["id"])
+
+    shown = api.get(f"/api/v1/notebooks/{notebook.pk}/sources/{added['source']['id']}").json()
+    assert (shown["kind"], shown["reader"]) == ("document", "Word document")
 
 
 def test_an_empty_upload_and_a_bad_url_are_refused_naming_the_field(api, notebook):

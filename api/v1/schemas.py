@@ -13,6 +13,7 @@ from generation.documents.kinds import quiz
 from generation.documents.models import GeneratedDocument
 from library.models import Source
 from notebooks.models import Message, Note, Notebook
+from texts import shown
 
 # No NUL in any text: PostgreSQL stores none, so the schema says so (a 422 naming the field).
 NO_NUL = r"^[^\x00]*$"
@@ -33,7 +34,10 @@ class NotebookOut(Schema):
 class SourceOut(Schema):
     id: int
     title: str
-    kind: str
+    kind: str = Field(
+        description="pdf, text, document (Word, PowerPoint, Excel, OpenDocument, EPUB, RTF, "
+        "HTML or CSV file; `reader` names which), url, image, audio, generated or note"
+    )
     status: str
     stage: str = Field(
         description="what the worker is doing: fetching, reading, reading_images, "
@@ -44,6 +48,10 @@ class SourceOut(Schema):
     progress_done: int
     progress_total: int
     error: str
+    reader: str = Field(
+        description='what read the text ("Word document", "PDF text layer"), in the '
+        'request\'s language; "" until it is read'
+    )
     url: str
     filename: str
     page_count: int | None
@@ -250,6 +258,7 @@ def source_out(source: Source, *, ticked: bool = True) -> dict:
         "progress_done": source.progress_done,
         "progress_total": source.progress_total,
         "error": source.error,
+        "reader": shown(source.reader, source.reader_i18n),
         "url": source.url,
         "filename": source.filename,
         "page_count": source.page_count,

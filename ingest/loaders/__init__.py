@@ -30,9 +30,9 @@ def detect_kind(filename: str, head: bytes) -> str:
     if audio.is_audio(head):
         return "audio"
     if documents.may_be_document(filename, head):
-        # Office files, e-books, RTF, HTML and CSV are read as text; their loader tells
-        # their format from the whole file (ingest/loaders/documents.py).
-        return "text"
+        # Office files, e-books, RTF, HTML and CSV; their loader tells their format from
+        # the whole file (ingest/loaders/documents.py).
+        return "document"
     if Path(filename).suffix.lower() in TEXT_SUFFIXES:
         return "text"
     if text.looks_like_text(head):
@@ -55,6 +55,9 @@ class Loaded(NamedTuple):
     reader: Text | str
     # A PDF's own title, from its metadata, where it is a real one; "" otherwise.
     title: str = ""
+    # The kind the whole file turned out to be where its first bytes guessed another
+    # ("document" for a Word file stored as "text" before that kind existed); "" otherwise.
+    kind: str = ""
 
 
 def load_passages(
@@ -77,12 +80,12 @@ def load_passages(
     if kind == "audio":
         passages, reader = audio.load(path, user=user)
         return Loaded(passages, None, reader)
-    if kind == "text":
+    if kind in ("text", "document"):
         fmt = documents.format_of(path)
         if fmt is not None:
-            return Loaded(*documents.load(path, fmt))
+            return Loaded(*documents.load(path, fmt), kind="document")
         passages, reader = text.load(path)
-        return Loaded(passages, None, reader)
+        return Loaded(passages, None, reader, kind="text")
     if kind == "note":
         # A note of the notebook, stored as Markdown (ingest/notes.py).
         passages, _reader = text.load(path)

@@ -8,7 +8,9 @@ known by its name, since any text may be comma-separated. A password-protected O
 is an OLE container holding an "EncryptedPackage"; other OLE files are the Office 97-2003
 formats, which Loupe does not read.
 
-These sources are of kind "text" (library.Source.Kind): the loader looks at the bytes again.
+These sources are of kind "document" (library.Source.Kind); the loader looks at the bytes
+again, and a file that turns out to be plain text (an .html file holding no tag) is read as
+text and becomes a source of kind "text".
 """
 
 from __future__ import annotations

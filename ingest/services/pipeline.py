@@ -160,7 +160,7 @@ def _read(source: Source) -> tuple[list[Passage], int | None] | Source:
         except AlreadyInLibrary as same:
             return same.existing
     with local_copy(source.file) as path:
-        passages, page_count, reader, title = load_passages(
+        passages, page_count, reader, title, kind = load_passages(
             source.kind,
             path,
             pdf_capture=source.pdf_capture,
@@ -168,6 +168,8 @@ def _read(source: Source) -> tuple[list[Passage], int | None] | Source:
             on_progress=page_reporter(source),
         )
     assign(source, "reader", reader)
+    if kind:
+        source.kind = kind
     # The PDF's own title over its file name; a title a person gave stays.
     if title and source.title == Path(source.filename).stem:
         source.title = title[:500]

@@ -162,7 +162,7 @@ def fetch_and_load(source: Source) -> tuple[list[Passage], int | None]:
         assign(source, "reader", html.READER)
     else:
         with local_copy(source.file) as path:
-            passages, page_count, reader, title = load_passages(
+            passages, page_count, reader, title, _kind = load_passages(
                 kind,
                 path,
                 pdf_capture=source.pdf_capture,

@@ -132,7 +132,8 @@ def test_ask_names_the_slide_a_citation_is_on(fake_openai, tmp_path):
         tmp_path / "otters.pptx",
         [("Otters", "Sea otters hold hands while they sleep.", ""), ("Herons", "Herons fish.", "")],
     )
-    ingest(str(deck))
+    [result] = ingest(str(deck))
+    assert result["kind"] == "document"
     fake_openai.chat_replies.append("They hold hands [1].")
 
     output = ask("What do sea otters do while they sleep?")

@@ -73,7 +73,7 @@ def test_an_image_goes_to_the_vision_model_when_one_is_configured(fake_openai, s
     path = tmp_path / "logo.webp"
     path.write_bytes(image_bytes(Image.new("RGBA", (64, 48), (0, 0, 0, 0)), "WEBP"))
 
-    passages, page_count, reader, _ = load_passages("image", path)
+    passages, page_count, reader, _, _ = load_passages("image", path)
 
     assert [(passage.text, passage.page) for passage in passages] == [
         ("LOUPE\n\nA magnifying glass over a page.", None)

@@ -19,7 +19,7 @@ INDEX = index_rows()
 
 
 def test_a_one_page_pdf_gives_its_text_as_page_one():
-    passages, page_count, reader, _ = load_passages("pdf", PDFS / "pypdf/crazyones.pdf")
+    passages, page_count, reader, _, _ = load_passages("pdf", PDFS / "pypdf/crazyones.pdf")
 
     assert page_count == 1
     assert reader == "PDF text layer"
@@ -29,7 +29,7 @@ def test_a_one_page_pdf_gives_its_text_as_page_one():
 
 
 def test_each_page_of_a_multi_page_pdf_keeps_its_number():
-    passages, page_count, _, _ = load_passages("pdf", PDFS / "sample-files/pdflatex-4-pages.pdf")
+    passages, page_count, _, _, _ = load_passages("pdf", PDFS / "sample-files/pdflatex-4-pages.pdf")
 
     assert page_count == 4
     assert [passage.page for passage in passages] == [1, 2, 3, 4]
@@ -38,7 +38,7 @@ def test_each_page_of_a_multi_page_pdf_keeps_its_number():
 
 
 def test_an_illegible_page_is_skipped_without_renumbering_the_others():
-    passages, page_count, _, _ = load_passages(
+    passages, page_count, _, _, _ = load_passages(
         "pdf", PDFS / "pypdf/GeoBase_NHNC1_Data_Model_UML_EN.pdf"
     )
 
@@ -49,7 +49,7 @@ def test_an_illegible_page_is_skipped_without_renumbering_the_others():
 
 
 def test_a_pdf_encrypted_with_the_empty_password_opens():
-    passages, page_count, _, _ = load_passages("pdf", PDFS / "pypdf/r3-empty-password.pdf")
+    passages, page_count, _, _, _ = load_passages("pdf", PDFS / "pypdf/r3-empty-password.pdf")
 
     assert page_count == 1
     assert "pdf encryption test" in passages[0].text
@@ -120,7 +120,7 @@ def test_every_sample_pdf_gives_passages_or_a_loader_error_in_auto_mode(
     row = INDEX.get(f"{path.parent.name}/{path.name}", {})
     started = time.monotonic()
     try:
-        passages, page_count, reader, _ = load_passages("pdf", path, pdf_capture="auto")
+        passages, page_count, reader, _, _ = load_passages("pdf", path, pdf_capture="auto")
     except LoaderError as exc:
         outcome: str | list = str(exc)
     else:
@@ -187,7 +187,7 @@ def test_a_text_file_is_one_passage_with_unix_newlines(tmp_path):
     path = tmp_path / "notes.md"
     path.write_bytes(b"# Notes\r\nFirst line\r\nSecond line\r\n")
 
-    passages, page_count, reader, _ = load_passages("text", path)
+    passages, page_count, reader, _, _ = load_passages("text", path)
 
     assert page_count is None
     assert reader == "text file (utf-8)"

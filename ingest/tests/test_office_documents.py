@@ -39,7 +39,7 @@ def test_a_word_document_gives_its_headings_as_sections(tmp_path):
 
     staff = next(chunk for chunk in chunks if "twelve people" in chunk.text)
     assert staff.section == ("Annual report", "Staff")
-    assert detect_kind("report.docx", path.read_bytes()[:2048]) == "text"
+    assert detect_kind("report.docx", path.read_bytes()[:2048]) == "document"
     assert str(_read(path).reader) == "Word document"
 
 

@@ -30,7 +30,7 @@ def fake_vision(fake_openai, settings):
 
 @pytest.mark.local_models
 def test_auto_mode_reads_a_scanned_pdf_with_the_local_ocr(scan, owner):
-    passages, page_count, reader, _ = load_passages("pdf", scan, pdf_capture="auto", user=owner)
+    passages, page_count, reader, _, _ = load_passages("pdf", scan, pdf_capture="auto", user=owner)
 
     assert page_count == 1
     assert reader == "rapidocr"
@@ -43,7 +43,7 @@ def test_auto_mode_reads_a_scanned_pdf_with_the_local_ocr(scan, owner):
 def test_auto_mode_reads_a_real_scanned_patent_page_with_the_local_ocr():
     # Three image-only pages from the European Patent Office, encrypted with no password;
     # the first and the last are blank.
-    passages, page_count, reader, _ = load_passages(
+    passages, page_count, reader, _, _ = load_passages(
         "pdf", PDFS / "pypdf/encrypted_doc_no_id.pdf", pdf_capture="auto"
     )
 
@@ -71,7 +71,7 @@ def test_a_rotated_scanned_page_is_read_upright(tmp_path):
     rotated = tmp_path / "rotated.pdf"
     writer.write(rotated)
 
-    passages, _, _, _ = load_passages("pdf", rotated, pdf_capture="auto")
+    passages, _, _, _, _ = load_passages("pdf", rotated, pdf_capture="auto")
 
     assert passages[0].text == "Sideways pages are turned upright"
 
@@ -93,7 +93,7 @@ def test_a_blank_scanned_pdf_fails_naming_the_mode_and_the_reader(tmp_path):
 def test_vision_mode_sends_every_page_to_the_vision_model_and_bills_it(fake_vision, owner):
     fake_vision.vision_replies.extend(f"Page {n} as the vision model read it." for n in range(4))
 
-    passages, page_count, reader, _ = load_passages(
+    passages, page_count, reader, _, _ = load_passages(
         "pdf", PDFS / "sample-files/pdflatex-4-pages.pdf", pdf_capture="vision", user=owner
     )
 
@@ -117,7 +117,7 @@ def test_vision_mode_sends_every_page_to_the_vision_model_and_bills_it(fake_visi
 def test_a_page_where_vision_finds_no_text_is_skipped(fake_vision):
     fake_vision.vision_replies.extend(["First page.", "", "Third page.", "Fourth page."])
 
-    passages, _, _, _ = load_passages(
+    passages, _, _, _, _ = load_passages(
         "pdf", PDFS / "sample-files/pdflatex-4-pages.pdf", pdf_capture="vision"
     )
 
@@ -139,7 +139,7 @@ def test_more_pages_for_vision_than_the_cap_fails_before_any_call(fake_vision, s
 def test_the_vision_cap_counts_only_pages_without_a_text_layer_in_auto_mode(settings):
     settings.PDF_VISION_MAX_PAGES = 1
 
-    passages, _, reader, _ = load_passages(
+    passages, _, reader, _, _ = load_passages(
         "pdf", PDFS / "sample-files/pdflatex-4-pages.pdf", pdf_capture="auto"
     )
 
@@ -156,7 +156,7 @@ def test_auto_mode_sends_only_pages_without_a_text_layer_to_vision(fake_vision, 
     writer.write(mixed)
     fake_vision.vision_replies.append("Scanned pages keep their secrets.")
 
-    passages, page_count, reader, _ = load_passages("pdf", mixed, pdf_capture="auto")
+    passages, page_count, reader, _, _ = load_passages("pdf", mixed, pdf_capture="auto")
 
     assert page_count == 3
     assert len(fake_vision.vision_requests) == 1
@@ -171,7 +171,7 @@ def test_imagemagick_pages_without_a_legible_text_layer_each_get_one_vision_call
     path = PDFS / "sample-files/imagemagick-images.pdf"
     fake_vision.vision_replies.extend(f"A gradient test image, number {n}." for n in range(6))
 
-    passages, page_count, reader, _ = load_passages("pdf", path, pdf_capture="auto")
+    passages, page_count, reader, _, _ = load_passages("pdf", path, pdf_capture="auto")
 
     assert page_count == 6
     assert len(fake_vision.vision_requests) == 6

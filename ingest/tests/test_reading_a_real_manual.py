@@ -19,7 +19,7 @@ QUESTIONS = [json.loads(line) for line in (MANUALS / "questions.jsonl").open()]
 @pytest.fixture(scope="module", params=["en", "de"])
 def manual(request):
     path = MANUALS / f"debian-reference.{request.param}.pdf"
-    passages, page_count, reader, _ = load_passages("pdf", path, pdf_capture="text")
+    passages, page_count, reader, _, _ = load_passages("pdf", path, pdf_capture="text")
     return request.param, path.name, passages, page_count, reader, chunk_passages(passages)
 
 
@@ -87,3 +87,13 @@ def test_every_gold_quote_is_found_verbatim_in_a_chunk_of_its_page(manual):
         if not any(quote in text for text in page_chunks):
             missing.append(question["id"])
     assert missing == []
+
+
+def test_typographic_apostrophes_are_kept(manual):
+    language, _, _, _, _, chunks = manual
+
+    texts = "\n".join(chunk.text for chunk in chunks)
+    # The manual's text layer writes its apostrophes as ’ (U+2019), in both languages.
+    assert texts.count("’") > 100
+    if language == "en":
+        assert "user’s guide" in texts and "user's guide" not in texts

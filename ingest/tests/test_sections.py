@@ -128,7 +128,7 @@ def test_a_markdown_file_is_read_with_its_headings_as_sections(tmp_path):
     path = tmp_path / "guide.md"
     path.write_text(f"# Ferns\n\n## Shade\n\n{WORDS}\n\n## Water\n\n{WORDS}\n")
 
-    passages, _, _, _ = load_passages("text", path)
+    passages, _, _, _, _ = load_passages("text", path)
     chunks = chunk_passages(passages)
 
     assert [chunk.section for chunk in chunks] == [("Ferns", "Shade"), ("Ferns", "Water")]

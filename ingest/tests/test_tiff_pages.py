@@ -45,7 +45,7 @@ def test_each_page_goes_to_the_vision_model_as_a_page_of_its_own(fake_vision, fa
     fake_vision.vision_replies.extend(["Page one, as read.", "Page three, as read."])
     progress: list[tuple[int, int, bool]] = []
 
-    passages, page_count, reader, _ = load_passages(
+    passages, page_count, reader, _, _ = load_passages(
         "image", fax, user=owner, on_progress=lambda *call: progress.append(call)
     )
 
@@ -78,7 +78,7 @@ def test_a_single_page_tiff_stays_one_passage_without_a_page(fake_vision, tmp_pa
     path = tmp_path / "one.tiff"
     path.write_bytes(tiff([text_image(FIRST)]))
 
-    passages, page_count, _, _ = load_passages("image", path)
+    passages, page_count, _, _, _ = load_passages("image", path)
 
     assert page_count is None
     assert [(passage.page, passage.text) for passage in passages] == [(None, "One page only.")]

@@ -36,7 +36,7 @@ def test_a_word_document_is_queued_like_any_other_file(client, owner, notebook, 
     _upload(client, notebook, upload)
 
     source = Source.objects.get(owner=owner)
-    assert (source.kind, source.status) == (Source.Kind.TEXT, Source.Status.QUEUED)
+    assert (source.kind, source.status) == (Source.Kind.DOCUMENT, Source.Status.QUEUED)
 
 
 def test_unsupported_binary_shows_the_reason(client, owner, notebook):
