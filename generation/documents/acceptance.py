@@ -354,6 +354,8 @@ def _accept_prose(
             accepted.problems.append(f"{where}: no passage supports it; left out")
             cut.append((start, end))
     for start, end in reversed(cut):
+        while end < len(text) and text[end] == " ":  # the space before the next sentence
+            end += 1
         text = text[:start] + text[end:]
     accepted.data[name] = _tidy(text)
     # A passage whose every marker Loupe placed stayed attributed only if still cited.

@@ -474,3 +474,26 @@ def test_a_mind_map_idea_that_is_a_sentence_is_left_out(fake_openai, studio_sour
     assert document.status == GeneratedDocument.Status.READY, document.error
     for branch in document.data["root"]["children"]:
         assert [child["label"] for child in branch["children"]] == ["Figures"]
+
+
+def test_a_report_sentence_left_out_leaves_no_gap_behind(
+    fake_openai, studio_sources, make_document
+):
+    def section(body: dict) -> str:
+        text = passage_of(body)
+        return reply(
+            {
+                "heading": heading_of(text),
+                "sentences": ["Herons are the national bird of Peru.", first_sentence(text)],
+            }
+        )
+
+    fake_openai.chat_reply_for = section
+
+    document = make_document("report")
+
+    assert document.status == GeneratedDocument.Status.READY, document.error
+    markdown = document.data["markdown"]
+    assert "Peru" not in markdown
+    assert "  " not in markdown
+    assert all(not line.startswith(" ") for line in markdown.splitlines())
