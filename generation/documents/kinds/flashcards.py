@@ -49,18 +49,22 @@ CARD_SCHEMA = SCHEMA["properties"]["cards"]["items"]
 CARDS_PER_PASSAGE = 2
 
 
-FRONT_WORDS = 10
+FRONT_WORDS = 8
 
 
 def _part(reply: dict[str, Any], number: int) -> dict[str, Any]:
     """The cards, each back cited; InvalidOutput for a front that is a sentence (the start
-    of a fact whose end is on the back)."""
+    of a fact whose end is on the back) or a card that says the same on both sides."""
     for card in reply["cards"]:
-        if len(card["front"].split()) > FRONT_WORDS:
+        front, back = card["front"].strip(), card["back"].strip()
+        if len(front.split()) > FRONT_WORDS or back[:1].islower():
             raise InvalidOutput(
-                f"the front {card['front']!r} is a sentence; make it a term or a short "
-                f"question of at most {FRONT_WORDS} words"
+                f"the front {front!r} is the start of a sentence its back goes on with; make "
+                f"it a term or a short question of at most {FRONT_WORDS} words, and the back "
+                "a whole sentence"
             )
+        if front.lower() == back.lower():
+            raise InvalidOutput(f"the card {front!r} says the same on both sides")
     return {"cards": [{**card, "back": cited(card["back"], number)} for card in reply["cards"]]}
 
 
