@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django.utils.translation import gettext as _
@@ -90,12 +91,27 @@ material has nothing for it. Every "source" is the [n] marker of the passage tha
 it (e.g. "[2]"). Never invent a figure or a marker; never cite the summaries."""
 
 
+# A figure is a number said of something named; a timeline's date holds a year.
+FIGURE_RE = re.compile(r"\d")
+NAMED_RE = re.compile(r"[^\W\d_]{3,}")
+YEAR_RE = re.compile(r"(?<!\d)\d{3,4}(?!\d)")
+
+
 def _items(reply: dict[str, Any], number: int) -> dict[str, Any]:
+    """The figures and dated events, cited; a "figure" without a number or whose label
+    names nothing ("V:124"), or a "date" without a year ("7.5.1 Basic fonts"), is no item."""
     marker = cited("", number)
-    return {
-        "figures": [{**figure, "source": marker} for figure in reply["figures"]],
-        "timeline": [{**event, "source": marker} for event in reply["timeline"]],
-    }
+    figures = [
+        {**figure, "source": marker}
+        for figure in reply["figures"]
+        if FIGURE_RE.search(figure["value"]) and NAMED_RE.search(figure["label"])
+    ]
+    events = [
+        {**event, "source": marker}
+        for event in reply["timeline"]
+        if YEAR_RE.search(event["date"]) and NAMED_RE.search(event["event"])
+    ]
+    return {"figures": figures, "timeline": events}
 
 
 def _infographic(parts: list[dict[str, Any]], title: str) -> dict[str, Any]:

@@ -104,13 +104,14 @@ of 1 to {IDEA_WORDS} words, not a sentence.
 
 
 def _merged(branches: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Branches of one topic (two passages on it) as one, an idea named twice once."""
+    """Branches of one topic (two passages on it) as one, an idea named twice (or named as
+    its topic) once."""
     merged: dict[str, dict[str, Any]] = {}
     for branch in branches:
         kept = merged.setdefault(
             branch["label"].lower(), {"label": branch["label"], "children": []}
         )
-        named = {child["label"].lower() for child in kept["children"]}
+        named = {branch["label"].lower()} | {child["label"].lower() for child in kept["children"]}
         for child in branch["children"]:
             if child["label"].lower() not in named:
                 named.add(child["label"].lower())

@@ -498,3 +498,31 @@ def test_a_report_sentence_left_out_leaves_no_gap_behind(
     assert "Peru" not in markdown
     assert "  " not in markdown
     assert all(not line.startswith(" ") for line in markdown.splitlines())
+
+
+def test_an_infographic_item_without_a_number_or_a_year_is_no_item(
+    fake_openai, studio_sources, make_document
+):
+    def items(body: dict) -> str:
+        if "In 2016 the Austrian railway" not in passage_of(body):
+            return reply({"figures": [], "timeline": []})
+        return reply(
+            {
+                "figures": [
+                    {"value": "Night trains", "label": "Night trains"},
+                    {"value": "2016", "label": "V:2016"},
+                ],
+                "timeline": [
+                    {"date": "Comfort", "event": "sleeper cabins"},
+                    {"date": "2016", "event": "the Austrian railway bought the sleepers"},
+                ],
+            }
+        )
+
+    fake_openai.chat_reply_for = items
+
+    document = make_document("infographic")
+
+    assert document.status == GeneratedDocument.Status.READY, document.error
+    assert document.data["figures"] == []
+    assert [event["date"] for event in document.data["timeline"]] == ["2016"]
