@@ -56,7 +56,7 @@ passage that states it (e.g. "[3]"). Never invent a marker; never cite the summa
 
 
 ROWS_PER_PASSAGE = 3
-CELL_CHARS = 100
+CELL_CHARS = 60  # a cell is a few words: one stopped here was copied text, cut off
 MIN_COLUMNS, MAX_COLUMNS = 2, 4
 
 
@@ -89,7 +89,11 @@ is a few words or a figure as the text writes it; "" where the text says nothing
 {ONE_PASSAGE}""",
         max_tokens=400,
         part=lambda reply, number: {
-            "rows": [{"cells": cells, "source": cited("", number)} for cells in reply["rows"]]
+            "rows": [
+                {"cells": cells, "source": cited("", number)}
+                for cells in reply["rows"]
+                if all(len(cell) < CELL_CHARS for cell in cells)
+            ]
         },
         assemble=lambda parts, title: {
             "title": title,
@@ -126,8 +130,8 @@ BY_PASSAGE = Piece(
 given the opening of each part the table will be filled from. Choose {MIN_COLUMNS} to \
 {MAX_COLUMNS} "columns" that every part can fill with a few words or a figure each: the \
 first names the thing a row is about (a package, a command, a setting, a date, a place), \
-the others what the documents say about it. Name them in plain words a reader understands \
-("Name", "What it does", "Value", "Year"), no [n] markers.""",
+the others what the documents say about it. Name them in plain words a reader understands, \
+no [n] markers.""",
         then=_columns,
     ),
 )

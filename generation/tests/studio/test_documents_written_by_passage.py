@@ -328,7 +328,7 @@ def test_a_table_has_the_columns_a_first_call_chose_and_a_row_set_from_each_pass
         if not figures:
             return reply({"rows": [["Speed of light", "299,792 km/s"]]})
         sentence = next(s for s in re.split(r"(?<=[.!?])\s", text) if figures[0] in s)
-        return reply({"rows": [[sentence[:60], figures[0]]]})
+        return reply({"rows": [[sentence[:40], figures[0]], ["x" * 60, figures[0]]]})
 
     fake_openai.chat_reply_for = answer
 
@@ -342,6 +342,8 @@ def test_a_table_has_the_columns_a_first_call_chose_and_a_row_set_from_each_pass
     values = [row["cells"][1] for row in document.data["rows"]]
     assert "299,792 km/s" not in values  # invented where a passage had no figure
     assert any("95 cm" in value or "1.4 million" in value for value in values)
+    # A cell stopped at its most characters is copied text cut off: its row is left out.
+    assert not any("xxx" in row["cells"][0] for row in document.data["rows"])
     assert all(re.fullmatch(r"\[\d+\]", row["source"]) for row in document.data["rows"])
 
 
