@@ -111,7 +111,9 @@ def _slide(reply: dict[str, Any], number: int) -> dict[str, Any]:
     """The slide, each bullet cited; a bullet stopped at its most characters (cut off
     mid-word by a grammar) is left out, and a slide left with none is asked again."""
     bullets = [
-        cited(bullet, number) for bullet in reply["bullets"] if len(bullet) < PIECE_BULLET_CHARS
+        cited(bullet.strip().lstrip("•–-* ").strip(), number)  # the slide draws its own dots
+        for bullet in reply["bullets"]
+        if len(bullet) < PIECE_BULLET_CHARS
     ]
     if not bullets:
         raise InvalidOutput(
