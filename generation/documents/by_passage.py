@@ -82,7 +82,8 @@ def _decided(
 def _material(inputs: Inputs, number: int) -> str:
     """The passage, where it stands, without its number (the model writes no markers)."""
     hit = inputs.hits[number - 1]
-    return f"From {passage_place(hit)}:\n\n{hit.chunk.text.strip()}"
+    # No page number: shown one, the model wrote "Debian Reference, page 123" as a card's front.
+    return f"From {passage_place(hit, page=False)}:\n\n{hit.chunk.text.strip()}"
 
 
 def write_by_passage(

@@ -112,10 +112,10 @@ def passage_shares(sources: Sequence[Source]) -> list[int]:
     ]
 
 
-def passage_place(hit: Hit) -> str:
+def passage_place(hit: Hit, *, page: bool = True) -> str:
     """Where a passage stands, for the model: "Manual, page 12, Networking › DNS"."""
     where = hit.chunk.source.title
-    if hit.chunk.page:
+    if hit.chunk.page and page:
         where += f", page {hit.chunk.page}"
     if hit.chunk.section:  # where in the document it stands, for the notes' structure
         where += ", " + " › ".join(hit.chunk.section[-2:])
