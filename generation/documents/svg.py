@@ -206,14 +206,17 @@ def infographic_svg(data: dict[str, Any]) -> str:
         y += 18
         top = y
         line_at = len(body)  # the line goes under the dots
+        # The events start after the longest date ("2023-02-04 11:59:01 UTC"), 180 at least.
+        dates_end = max(text_width(event["date"], 13) for event in timeline) + 56 + 16
+        events_at = max(180.0, min(dates_end, INFO_WIDTH / 2))
         for index, event in enumerate(timeline):
-            lines = wrapped(strip_markers(event["event"]), INFO_WIDTH - 200, 12)[:3]
+            lines = wrapped(strip_markers(event["event"]), INFO_WIDTH - events_at - 20, 12)[:3]
             body.append(f'<circle cx="40" cy="{y + 10:.1f}" r="6" fill="{PALETTE[index % 7]}"/>')
             body.append(
                 _text(56, y + 14, event["date"], size=13, font_weight="bold", fill="#0f172a")
             )
             for number, line in enumerate(lines):
-                body.append(_text(180, y + 14 + number * 16, line, size=12, fill="#334155"))
+                body.append(_text(events_at, y + 14 + number * 16, line, size=12, fill="#334155"))
             y += max(28, len(lines) * 16 + 12)
         body.insert(
             line_at,

@@ -111,3 +111,21 @@ def test_mind_map_boxes_of_wrapped_labels_do_not_overlap():
     )
     assert len(boxes) == 3
     assert all(top >= bottom for (_t, bottom), (top, _b) in zip(boxes, boxes[1:], strict=False))
+
+
+def test_an_infographic_event_starts_after_its_long_date():
+    from generation.documents.svg import infographic_svg, text_width
+
+    date = "2023-02-04 11:59:01 UTC"
+    data = {
+        "title": "T",
+        "figures": [],
+        "comparisons": [],
+        "timeline": [{"date": date, "event": "The current version was built", "source": "[1]"}],
+    }
+
+    drawn = infographic_svg(data)
+
+    date_x = float(re.search(r'<text x="([\d.]+)"[^>]*>' + re.escape(date), drawn).group(1))
+    event_x = float(re.search(r'<text x="([\d.]+)"[^>]*>The current version', drawn).group(1))
+    assert event_x >= date_x + text_width(date, 13)
