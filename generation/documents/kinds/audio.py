@@ -5,11 +5,13 @@ long. Two hosts alternate: never the same one twice in a row."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django.utils.translation import gettext as _
 
 from generation.documents.pieces import ONE_PASSAGE, Piece, joined
+from generation.documents.structured import InvalidOutput
 
 FOCUS = "main findings, surprising facts and open questions worth discussing"
 
@@ -137,7 +139,7 @@ def readable(data: dict[str, Any]) -> str:
 PIECE_TURNS = {
     DEEP_DIVE: (
         "A",
-        "the first host's line: introduces what this part is about, or asks about it",
+        "the first host's question about this part's subject, one sentence ending with ?",
         "B",
         "the second host's answer: explains what it says, its facts, names and figures",
     ),
@@ -183,7 +185,7 @@ part of the user's documents.
         max_tokens=round(per_passage * (TURN_CHARS / CHARS_PER_TOKEN + TOKENS_PER_TURN) + 60),
         part=lambda reply, number: {
             "turns": [
-                {"speaker": speaker, "text": reply[field]}
+                {"speaker": speaker, "text": _spoken(reply[field])}
                 for speaker, field in zip(speakers, fields, strict=True)
             ]
         },
@@ -191,6 +193,22 @@ part of the user's documents.
         title=lambda notebook: notebook,
         most=max(1, round(turn_count(audio_format, length) / per_passage)),
     )
+
+
+# What a script copied from the page looks like: list dots, line breaks, a table's counts
+# ("V:95, I:964"), or the place the part was given with ("From Debian Reference, …").
+COPIED_RE = re.compile(r"[•▪◦]|\n|\b[VI]:\d|^From [^:]{3,}:")
+
+
+def _spoken(line: str) -> str:
+    """A line as it is said; InvalidOutput for one copied from the page."""
+    line = line.strip()
+    if COPIED_RE.search(line):
+        raise InvalidOutput(
+            "a line is copied from the page (a list, a table or where the text stands); say "
+            "it in whole spoken sentences of your own"
+        )
+    return line
 
 
 def _framed(parts: list[dict[str, Any]], title: str, speakers: tuple[str, ...]) -> list[Any]:

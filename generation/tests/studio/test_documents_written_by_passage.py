@@ -528,3 +528,33 @@ def test_an_infographic_item_without_a_number_or_a_year_is_no_item(
     assert document.status == GeneratedDocument.Status.READY, document.error
     assert document.data["figures"] == []
     assert [event["date"] for event in document.data["timeline"]] == ["2016"]
+
+
+def test_an_audio_line_copied_from_the_page_is_asked_again(
+    fake_openai, owner, notebook, studio_sources
+):
+    from generation.documents.services import generate_document, request_document
+
+    asked: dict[str, int] = {}
+
+    def lines(body: dict) -> str:
+        text = passage_of(body)
+        asked[text] = asked.get(text, 0) + 1
+        sentence = first_sentence(text)
+        if asked[text] == 1:
+            return reply({"line_a": f"From herons.md: {sentence}", "line_b": "• 95 cm\n• 2 kg"})
+        return reply({"line_a": "What does it say?", "line_b": sentence})
+
+    fake_openai.chat_reply_for = lines
+    document = request_document(
+        user=owner, notebook=notebook, kind="audio", audio_format="deep_dive", length="short"
+    )
+    generate_document(document_id=document.pk)
+    document.refresh_from_db()
+
+    assert document.status == GeneratedDocument.Status.READY, document.error
+    assert set(asked.values()) == {2}
+    said = " ".join(turn["text"] for turn in document.data["turns"])
+    assert "From herons.md" not in said and "•" not in said
+    repair = fake_openai.chat_requests[1].body["messages"][-1]["content"]
+    assert "copied from the page" in repair
