@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _setup import SHARED, django_setup  # noqa: E402
+from _setup import SHARED, django_setup, local_model_server  # noqa: E402
 
 K = 8
 RECALL_AT = (1, 4, 8)
@@ -54,23 +54,8 @@ def main() -> None:
     if settings.CHAT_BASE_URL and settings.CHAT_MODEL:
         run(arguments)
         return
-    from providers import local_model, local_model_supervisor
-
-    plan = local_model.local_chat_plan()
-    if plan.path is None:
-        sys.exit(f"no local model: {plan.reason}")
-    server = local_model_supervisor.LocalModelServer(
-        plan, data_dir=Path("/tmp/loupe-bench-local-model")
-    )
-    server.start()
-    try:
-        if not server.wait_ready(settings.LOCAL_CHAT_START_SECONDS):
-            sys.exit(f"the model server did not start: {server.describe()}")
-        for name, value in server.environment().items():
-            setattr(settings, name, int(value) if value.isdigit() else value)
+    with local_model_server():
         run(arguments)
-    finally:
-        server.stop()
 
 
 def run(arguments: argparse.Namespace) -> None:

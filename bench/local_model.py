@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _setup import SHARED, django_setup  # noqa: E402
+from _setup import SHARED, django_setup, local_model_server  # noqa: E402
 
 MANUAL = "debian-reference.en.pdf"
 MINIMAL_SYSTEM = "Answer the question from the passage, in one or two sentences."
@@ -56,25 +56,10 @@ def main() -> None:
 
     from django.conf import settings
 
-    from providers import local_model, local_model_supervisor
-
     settings.OPENAI_BASE_URL = settings.CHAT_BASE_URL = settings.CHAT_MODEL = ""
     settings.LOCAL_CHAT_MODEL = arguments.model
-    plan = local_model.local_chat_plan()
-    if plan.path is None:
-        sys.exit(f"no local model: {plan.reason}")
-    server = local_model_supervisor.LocalModelServer(
-        plan, data_dir=Path("/tmp/loupe-bench-local-model")
-    )
-    server.start()
-    try:
-        if not server.wait_ready(settings.LOCAL_CHAT_START_SECONDS):
-            sys.exit(f"the model server did not start: {server.describe()}")
-        for name, value in server.environment().items():
-            setattr(settings, name, int(value) if value.isdigit() else value)
+    with local_model_server() as server:
         run(arguments, server)
-    finally:
-        server.stop()
 
 
 def run(arguments: argparse.Namespace, server) -> None:
