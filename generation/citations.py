@@ -116,6 +116,31 @@ def hollow(text: str) -> bool:
     return not LETTER_RE.search(MARKER_RE.sub("", text))
 
 
+# The words with which the 1.5B model points at its passages instead of stating what they
+# say ("The passage that provides this information is [1].", "Dies steht in [2].").
+POINTING_WORDS = """passage passages excerpt text source sources information provides provided
+stated states mentioned described found according Passage Passagen Abschnitt Text Quelle
+Quellen Information Informationen steht stehen dies diese erwähnt beschrieben genannt"""
+
+
+def without_restatements(text: str, said: str) -> str:
+    """`text` without the sentences after its first that use no word beyond `said` (the
+    question, its rewrite and Loupe's own instructions to the model) and POINTING_WORDS:
+    "This is stated in [2] and [3].", "The passage that provides this information is
+    [1].", "The command to show the UUID of a partition is [1][2]." Such a sentence holds
+    nothing from the sources, yet shown it reads as a cited claim. The first sentence
+    stays: it may be the answer to a yes-or-no question."""
+    known = set(terms(f"{said} {POINTING_WORDS}"))
+    saying_nothing = [
+        (start, end)
+        for start, end in claim_spans(text)[1:]
+        if set(terms(MARKER_RE.sub("", text[start:end]))) <= known
+    ]
+    for start, end in reversed(saying_nothing):
+        text = text[:start] + text[end:].removeprefix(" ")
+    return re.sub(r"\n{3,}", "\n\n", text).strip()
+
+
 # A Markdown heading, a table row, or a line that introduces what follows ("The steps
 # are:"): no sentence to cite. A marker added to a table row would break the table.
 NOT_A_CLAIM_RE = re.compile(r"^(?:#{1,6}\s|\|)|:$")

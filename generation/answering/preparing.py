@@ -20,6 +20,7 @@ from generation.citations import (
     hollow,
     map_markers,
     move_opening_markers,
+    without_restatements,
 )
 from generation.rewrite import standalone_query
 from library.models import Source
@@ -63,7 +64,10 @@ class _Prepared:
         A reply saying the passages do not answer becomes the fixed "not covered" answer."""
         if not_covered.model_declined(text):
             return self._stored(not_covered.reply(self.hits), Message.Mode.REFUSAL, [], model)
-        text = move_opening_markers(text)
+        said = " ".join(
+            (self.question, self.search_query, prompts.SYSTEM_PROMPT, prompts.CITATION_REMINDER)
+        )
+        text = without_restatements(move_opening_markers(text), said)
         attribution = attribute_sentences(text, [hit.chunk.text for hit in self.hits])
         mapped = map_markers(attribution.text, len(self.hits))
         if hollow(mapped.text) and self.hits:

@@ -10,7 +10,12 @@ import pytest
 
 from generation import not_covered
 from generation.answering import answer_question, stream_answer
-from generation.citations import hollow, move_opening_markers, unsupported_sentences
+from generation.citations import (
+    hollow,
+    move_opening_markers,
+    unsupported_sentences,
+    without_restatements,
+)
 from generation.tests.passages import BREAD, HERONS, TRAINS, prompt_passages
 from notebooks.models import Message
 from notebooks.templatetags.notebook_tags import link_citations, no_supported_sentence
@@ -101,6 +106,36 @@ def test_a_marker_opening_a_sentence_moves_to_its_end():
     )
     # A run with no words after it stays with the sentence before.
     assert move_opening_markers("Herons wait. [1]") == "Herons wait. [1]"
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
+def test_a_sentence_that_only_points_at_passages_is_not_kept_as_a_claim(
+    fake_openai, owner, notebook, library, streamed
+):
+    numbered(
+        fake_openai,
+        lambda n: (
+            f"Grey herons wait at the edge of the pond [{n[HERONS.decode()]}]. "
+            f"Where herons wait is [{n[HERONS.decode()]}][{n[TRAINS.decode()]}]. "
+            f"The passage that states this is [{n[TRAINS.decode()]}]."
+        ),
+    )
+
+    answer = ask(owner, notebook, streamed)
+
+    assert answer.message.content == "Grey herons wait at the edge of the pond [1]."
+    assert [c.chunk.text for c in answer.message.citations.all()] == [HERONS.decode()]
+
+
+def test_the_first_sentence_stays_though_it_only_repeats_the_question():
+    # It may be the whole answer, or the yes of a yes-or-no question.
+    assert without_restatements("Herons wait [1]. Herons wait [2].", "Do herons wait?") == (
+        "Herons wait [1]."
+    )
+    assert without_restatements("Yes [1].", "Do herons wait?") == "Yes [1]."
+    assert without_restatements("Reiher warten [1]. Dies steht in [2].", "Warten sie?") == (
+        "Reiher warten [1]."
+    )
 
 
 def test_an_answer_without_one_supported_sentence_says_so(fake_openai, owner, notebook, library):
