@@ -27,7 +27,7 @@ import json
 import re
 import time
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -262,9 +262,11 @@ def evaluate_pages(
     items: list[PageItem],
     offtopic: list[OfftopicItem],
     answers: bool = False,
+    on_row: Callable[[dict[str, Any]], None] = lambda row: None,
 ) -> dict[str, Any]:
     """Ask every question in its document's notebook and score the answers, per language;
-    with `answers`, every answer's row too (`answer_row`), under "answers".
+    with `answers`, every answer's row too (`answer_row`), under "answers", each also given
+    to `on_row` as it is made (a run of an hour keeps what it measured if stopped).
 
     Every answer is a billed call like any other, at `user`'s expense."""
     texts = {name: page_texts(notebook) for name, notebook in notebooks.items()}
@@ -286,6 +288,7 @@ def evaluate_pages(
         if answers:
             row = answer_row(answer, item, time.monotonic() - started)
             rows.append(row)
+            on_row(row)
             figures.sentences += row["sentences"]
             figures.supported_sentences += row["supported_sentences"]
             figures.marker_only += row["marker_only"]

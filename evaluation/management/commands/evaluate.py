@@ -222,6 +222,8 @@ class Command(BaseCommand):
                 items=items,
                 offtopic=offtopic,
                 answers=options["answers"],
+                # Each answer's row on stderr as it comes: stdout keeps the one summary.
+                on_row=lambda row: self.stderr.write(json.dumps(row, ensure_ascii=False)),
             )
         except EvaluationError as exc:
             raise CommandError(str(exc)) from exc
