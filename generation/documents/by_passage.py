@@ -11,6 +11,7 @@ document fails only when no passage gave anything."""
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -20,7 +21,7 @@ from generation.documents import acceptance
 from generation.documents.acceptance import Accepted
 from generation.documents.deadline import Deadline
 from generation.documents.inputs import GenerationFailed, Inputs, passage_place
-from generation.documents.pieces import First, Piece
+from generation.documents.pieces import Piece
 from generation.documents.structured import InvalidOutput, generate_json
 from texts import Text
 
@@ -46,37 +47,42 @@ def _said(data: Any) -> bool:
     return False
 
 
-OPENING_CHARS = 300  # of each passage, for the first call: enough to say what it is about
+def _headings(data: Any) -> list[str]:
+    """The headings in a part: a slide's "heading", a report section's "## " line."""
+    if isinstance(data, dict):
+        found = [data["heading"]] if isinstance(data.get("heading"), str) else []
+        if isinstance(data.get("markdown"), str):
+            found += [
+                line.lstrip("#").strip()
+                for line in data["markdown"].splitlines()
+                if line.startswith("#")
+            ]
+        return found + [
+            h for key, value in data.items() if key != "heading" for h in _headings(value)
+        ]
+    if isinstance(data, list):
+        return [heading for value in data for heading in _headings(value)]
+    return []
 
 
-def _decided(
-    first: First,
-    inputs: Inputs,
-    numbers: list[int],
-    *,
-    written_in: str,
-    user: User,
-    deadline: Deadline,
-) -> Piece:
-    """The piece to ask of each passage, as the first call decides it from every passage's
-    place and opening."""
-    openings = [
-        f"From {passage_place(inputs.hits[number - 1])}:\n"
-        + inputs.hits[number - 1].chunk.text.strip()[:OPENING_CHARS]
-        for number in numbers
-    ]
-    reply = generate_json(
-        system=f"{first.instructions}\n\n{written_in}",
-        material="\n\n".join(openings),
-        schema=first.schema,
-        name="plan",
-        user=user,
-        accept=first.then,
-        passages=0,
-        max_tokens=first.max_tokens,
-        deadline=deadline,
-    )
-    return reply.data
+def _flat(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def _check_translated_headings(data: dict[str, Any], material: str, written_in: str) -> None:
+    """InvalidOutput for a heading copied from a passage in another language: the 1.5B
+    model, asked for German, writes German sentences under the section's English title,
+    and a few words are too few for the language check to tell."""
+    for heading in _headings(data):
+        words = NUMBERING_RE.sub("", heading).strip()
+        if len(words.split()) >= 2 and _flat(words) in _flat(material):
+            raise InvalidOutput(
+                f"the heading {heading!r} is copied from the text; translate it. {written_in}"
+            )
+
+
+# A section number before a heading ("7.5.1 Basic fonts").
+NUMBERING_RE = re.compile(r"^\s*(?:\d+(?:\.\d+)*\.?|[A-Z]\.\d+(?:\.\d+)*)\s+")
 
 
 def _material(inputs: Inputs, number: int) -> str:
@@ -106,10 +112,6 @@ def write_by_passage(
     options) the document assembled."""
     passages = [hit.chunk.text for hit in inputs.hits]
     numbers = spread(len(passages), piece.most)
-    if piece.first is not None:
-        piece = _decided(
-            piece.first, inputs, numbers, written_in=written_in, user=user, deadline=deadline
-        )
     total = Accepted(data={})
     parts: list[dict[str, Any]] = []
     model, lost = "", 0
@@ -119,6 +121,8 @@ def write_by_passage(
         alone = [text if n == number else "" for n, text in enumerate(passages, start=1)]
 
         def take(reply: dict[str, Any], number: int = number, alone: list[str] = alone) -> Accepted:
+            if piece.own_words is not None:
+                reply = piece.own_words(reply, alone[number - 1])
             part = piece.part(reply, number)
             if not _said(part):  # nothing of the kind here (an infographic's figures)
                 return Accepted(data=part)
@@ -130,6 +134,8 @@ def write_by_passage(
                     details=accepted.problems,
                 )
             check_part(accepted.data)
+            if translated:
+                _check_translated_headings(accepted.data, _material(inputs, number), written_in)
             return accepted
 
         try:

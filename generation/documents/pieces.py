@@ -25,17 +25,9 @@ class Piece:
     assemble: Callable[[list[dict[str, Any]], str], dict[str, Any]]
     title: Callable[[str], str]  # the document's title, from the notebook's
     most: int = 0  # the most passages asked (0: every passage the generator read)
-    # A first call that sees every passage's opening and decides what all pieces share (a
-    # table's columns); its reply gives the piece to ask of each passage.
-    first: First | None = None
-
-
-@dataclass(frozen=True)
-class First:
-    schema: dict[str, Any]
-    instructions: str
-    then: Callable[[dict[str, Any]], Piece]
-    max_tokens: int = 200
+    # The reply kept to what the model set out itself, what it copied from the passage (its
+    # second argument) left out; InvalidOutput when nothing is left.
+    own_words: Callable[[dict[str, Any], str], dict[str, Any]] | None = None
 
 
 def cited(text: str, number: int) -> str:

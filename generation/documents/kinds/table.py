@@ -11,7 +11,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 
 from generation.documents.markers import require_markers
-from generation.documents.pieces import ONE_PASSAGE, First, Piece, cited, joined
+from generation.documents.pieces import ONE_PASSAGE, Piece, cited, joined
 from generation.documents.structured import InvalidOutput
 from notebooks.markers import strip_markers
 
@@ -55,85 +55,104 @@ documents, using only the numbered passages you are given.
 passage that states it (e.g. "[3]"). Never invent a marker; never cite the summaries."""
 
 
-ROWS_PER_PASSAGE = 3
+ROWS_PER_PASSAGE = 4
 CELL_CHARS = 60  # a cell is a few words: one stopped here was copied text, cut off
-MIN_COLUMNS, MAX_COLUMNS = 2, 4
+NAME_WORDS = 6  # a row's first cell names its thing; a longer one was a sentence
+# A row whose cells read on as one run of the passage's words this long is the passage's
+# sentence cut into cells (the 1.5B model's favourite table), not facts set out.
+COPIED_WORDS = 8
+DIGIT_RE = re.compile(r"\d")
+WORD_RE = re.compile(r"[^\W\d_]{3,}")  # what a thing is takes a word, not only a count
+FIGURE_WORDS = 4  # a figure or date is a few tokens; a longer one is a description
+# A row's fields, in the columns' order: named, not a list, so a small model keeps them apart.
+FIELDS = ("name", "what_it_is", "figure_or_date")
 
 
-def _columns(reply: dict[str, Any]) -> Piece:
-    """The rows to ask of each passage, under the columns the first call chose."""
-    columns = [" ".join(column.split()) for column in reply["columns"]]
-    if len({column.lower() for column in columns}) < len(columns):
-        raise InvalidOutput("two columns have the same name; name each column once")
-    if any("_" in column for column in columns):
-        raise InvalidOutput("a column is named like a variable; name it in plain words")
-    row = {
-        "type": "array",
-        "minItems": len(columns),
-        "maxItems": len(columns),
-        "items": {"type": "string", "maxLength": CELL_CHARS},
-    }
-    named = "; ".join(f"{index}. {column}" for index, column in enumerate(columns, start=1))
-    return Piece(
-        schema={
-            "type": "object",
-            "properties": {
-                "rows": {"type": "array", "minItems": 1, "maxItems": ROWS_PER_PASSAGE, "items": row}
-            },
-            "required": ["rows"],
-            "additionalProperties": False,
-        },
-        instructions=f"""You fill rows of a table from one part of the user's documents: 1 to \
-{ROWS_PER_PASSAGE} rows, each a list of {len(columns)} cells in this order: {named}. A cell \
-is a few words or a figure as the text writes it; "" where the text says nothing for it.
-{ONE_PASSAGE}""",
-        max_tokens=400,
-        part=lambda reply, number: {
-            "rows": [
-                {"cells": cells, "source": cited("", number)}
-                for cells in reply["rows"]
-                if all(len(cell) < CELL_CHARS for cell in cells)
-            ]
-        },
-        assemble=lambda parts, title: {
-            "title": title,
-            "columns": columns,
-            "rows": joined(parts, "rows")[: SCHEMA["properties"]["rows"]["maxItems"]],
-        },
-        title=lambda notebook: notebook,
-    )
+def _columns() -> list[str]:
+    """A written-by-passage table's columns, in the document's language. Asked to choose
+    columns for eight passages' openings, the 1.5B model named them "kind, description,
+    example, example" or "part, fact, details" (docs/decisions.md); these suit the things
+    any document names."""
+    return [_("Name"), _("What it is"), _("Figure or date")]
 
 
-# The title, then the first call: the piece asked of each passage comes from its reply.
+def _row_problem(cells: list[str], passage: str) -> str:
+    """What is wrong with a row of `cells` filled from `passage`; "" when nothing is."""
+    name, what = cells[0].strip(), cells[1].strip()
+    if not name:
+        return "its first cell names nothing"
+    if len(name.split()) > NAME_WORDS:
+        return "its first cell is a sentence; give the thing's name in a few words"
+    if not WORD_RE.search(what):
+        return "it does not say in words what the thing is"
+    if any(len(cell) >= CELL_CHARS for cell in cells):
+        return "a cell is cut off; write a few words"
+    run = " ".join(" ".join(cells).split()).lower()
+    if len(run.split()) >= COPIED_WORDS and run in " ".join(passage.split()).lower():
+        return "its cells are the text's sentence cut into pieces; set out the facts instead"
+    return ""
+
+
+def _own_rows(reply: dict[str, Any], passage: str) -> dict[str, Any]:
+    """The reply's rows as cells, those that set facts out (a figure cell that holds no
+    figure emptied), the others left out; InvalidOutput naming what was wrong when none
+    is left."""
+    rows, problems = [], []
+    for row in reply["rows"]:
+        cells = [" ".join(row[field].split()) for field in FIELDS]
+        problem = _row_problem(cells, passage)
+        if problem:
+            problems.append(f"row {' | '.join(cells)[:80]!r}: {problem}")
+            continue
+        figure = cells[2]
+        if not DIGIT_RE.search(figure) or len(figure.split()) > FIGURE_WORDS:
+            figure = ""
+        rows.append([*cells[:2], figure])
+    if reply["rows"] and not rows:
+        raise InvalidOutput("no row is usable; " + "; ".join(problems))
+    return {"rows": rows}
+
+
 BY_PASSAGE = Piece(
-    schema={},
-    instructions="",
-    max_tokens=0,
-    part=lambda reply, number: reply,
-    assemble=lambda parts, title: {},
-    title=lambda notebook: _("Table: %(notebook)s") % {"notebook": notebook},
-    first=First(
-        schema={
-            "type": "object",
-            "properties": {
-                "columns": {
-                    "type": "array",
-                    "minItems": MIN_COLUMNS,
-                    "maxItems": MAX_COLUMNS,
-                    "items": {"type": "string", "minLength": 1, "maxLength": 40},
-                }
-            },
-            "required": ["columns"],
-            "additionalProperties": False,
+    schema={
+        "type": "object",
+        "properties": {
+            "rows": {
+                "type": "array",
+                "minItems": 0,
+                "maxItems": ROWS_PER_PASSAGE,
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        field: {"type": "string", "maxLength": CELL_CHARS} for field in FIELDS
+                    },
+                    "required": list(FIELDS),
+                    "additionalProperties": False,
+                },
+            }
         },
-        instructions=f"""You plan a table of the facts in the user's documents. You are \
-given the opening of each part the table will be filled from. Choose {MIN_COLUMNS} to \
-{MAX_COLUMNS} "columns" that every part can fill with a few words or a figure each: the \
-first names the thing a row is about (a package, a command, a setting, a date, a place), \
-the others what the documents say about it. Name them in plain words a reader understands, \
-no [n] markers.""",
-        then=_columns,
-    ),
+        "required": ["rows"],
+        "additionalProperties": False,
+    },
+    instructions=f"""You set out, as rows of a table, the things one part of the user's \
+documents names and describes: packages, commands, programs, people, places, events, \
+settings. Each row is one such thing: "name", its name as the text writes it; \
+"what_it_is", what it is or does, in a few words of your own; "figure_or_date", a figure \
+or date the text gives for it, as written, or "" when it gives none. Write 0 to \
+{ROWS_PER_PASSAGE} rows: none when the text names no such thing. Never copy a sentence \
+into a row.
+{ONE_PASSAGE}""",
+    max_tokens=400,
+    part=lambda reply, number: {
+        "rows": [{"cells": cells, "source": cited("", number)} for cells in reply["rows"]]
+    },
+    assemble=lambda parts, title: {
+        "title": title,
+        "columns": _columns(),
+        "rows": joined(parts, "rows")[: SCHEMA["properties"]["rows"]["maxItems"]],
+    },
+    title=lambda notebook: _("Table: %(notebook)s") % {"notebook": notebook},
+    own_words=_own_rows,
 )
 
 

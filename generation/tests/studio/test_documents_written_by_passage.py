@@ -315,20 +315,30 @@ def test_a_bullet_cut_off_at_its_most_characters_is_left_out_of_its_slide(
     assert document.pptx and document.pdf
 
 
-def test_a_table_has_the_columns_a_first_call_chose_and_a_row_set_from_each_passage(
+def rows(*cells: list[str]) -> dict:
+    """A table piece's reply: a row of named fields for each list of three cells."""
+    fields = ("name", "what_it_is", "figure_or_date")
+    return {"rows": [dict(zip(fields, c, strict=True)) for c in cells]}
+
+
+def test_a_table_sets_out_the_things_each_passage_names_with_a_figure_it_gives(
     fake_openai, studio_sources, make_document
 ):
     def answer(body: dict) -> str:
-        if body["response_format"]["json_schema"]["name"] == "plan":
-            openings = body["messages"][1]["content"]
-            assert "Grey herons" in openings and "Night trains" in openings
-            return reply({"columns": ["What", "Figure"]})
         text = passage_of(body)
         figures = re.findall(r"\d[\d.,:]*(?: ?(?:%|cm|kg|nests|million))?", text)
         if not figures:
-            return reply({"rows": [["Speed of light", "299,792 km/s"]]})
+            return reply(rows(["Light", "a wave", "299,792 km/s"]))
         sentence = next(s for s in re.split(r"(?<=[.!?])\s", text) if figures[0] in s)
-        return reply({"rows": [[sentence[:40], figures[0]], ["x" * 60, figures[0]]]})
+        named, said = " ".join(sentence.split()[:2]), " ".join(sentence.split()[2:5])
+        return reply(
+            rows(
+                [named, said, figures[0]],
+                [named + " again", said, "a lot"],
+                [named + " too", said, f"{figures[0]} as the text said in 1990"],
+                ["x" * 60, said, figures[0]],
+            )
+        )
 
     fake_openai.chat_reply_for = answer
 
@@ -336,32 +346,49 @@ def test_a_table_has_the_columns_a_first_call_chose_and_a_row_set_from_each_pass
 
     assert document.status == GeneratedDocument.Status.READY, document.error
     assert document.title == "Table: Research"
-    assert document.data["columns"] == ["What", "Figure"]
-    rows_asked = fake_openai.chat_requests[1].body["response_format"]["json_schema"]["schema"]
-    assert rows_asked["properties"]["rows"]["items"]["minItems"] == 2  # a cell per column
-    values = [row["cells"][1] for row in document.data["rows"]]
-    assert "299,792 km/s" not in values  # invented where a passage had no figure
-    assert any("95 cm" in value or "1.4 million" in value for value in values)
+    assert document.data["columns"] == ["Name", "What it is", "Figure or date"]
+    rows_asked = fake_openai.chat_requests[0].body["response_format"]["json_schema"]["schema"]
+    fields = rows_asked["properties"]["rows"]["items"]["required"]
+    assert fields == ["name", "what_it_is", "figure_or_date"]  # a field per column
+    table = [row["cells"] for row in document.data["rows"]]
+    assert not any(cells[2] == "299,792 km/s" for cells in table)  # invented: no passage has it
+    assert any("95 cm" in cells[2] or "1.4 million" in cells[2] for cells in table)
+    # A "figure" without a digit, or a description with one, is no figure: left empty.
+    assert all(cells[2] == "" for cells in table if cells[0].endswith((" again", " too")))
     # A cell stopped at its most characters is copied text cut off: its row is left out.
-    assert not any("xxx" in row["cells"][0] for row in document.data["rows"])
+    assert not any("xxx" in cells[0] for cells in table)
     assert all(re.fullmatch(r"\[\d+\]", row["source"]) for row in document.data["rows"])
 
 
-def test_a_table_whose_columns_repeat_is_planned_again(fake_openai, studio_sources, make_document):
-    plans = iter([["Name", "name"], ["Name", "Value"]])
-
+def test_a_table_row_that_is_a_sentence_cut_into_cells_is_asked_again(
+    fake_openai, studio_sources, make_document
+):
     def answer(body: dict) -> str:
-        if body["response_format"]["json_schema"]["name"] == "plan":
-            return reply({"columns": next(plans)})
-        return reply({"rows": [[heading_of(passage_of(body)), first_sentence(passage_of(body))]]})
+        text, asked_again = passage_of(body), len(body["messages"]) > 2
+        words = " ".join(line for line in text.splitlines() if not line.startswith("#")).split()
+        words, sentence = words[:12], " ".join(words[:12])
+        if asked_again:
+            return reply(rows([" ".join(words[:2]), "a thing it names", ""]))
+        return reply(
+            rows(
+                [" ".join(words[:3]), " ".join(words[3:7]), " ".join(words[7:])],
+                [sentence, "", ""],
+                [words[0], "1,742", ""],
+            )
+        )
 
     fake_openai.chat_reply_for = answer
 
     document = make_document("table")
 
     assert document.status == GeneratedDocument.Status.READY, document.error
-    assert document.data["columns"] == ["Name", "Value"]
-    assert "name each column once" in fake_openai.chat_requests[1].body["messages"][-1]["content"]
+    repairs = [r.body["messages"][-1]["content"] for r in fake_openai.chat_requests]
+    repairs = [text for text in repairs if "no row is usable" in text]
+    assert repairs and "sentence cut into pieces" in repairs[0]
+    assert "is a sentence" in repairs[0] and "does not say in words what the thing is" in repairs[0]
+    kept = [row["cells"] for row in document.data["rows"]]
+    # Kept: the repaired rows, and cut runs too short to be a sentence (a short passage's).
+    assert kept and all(len(" ".join(cells).split()) < 8 for cells in kept)
 
 
 def test_an_infographic_passage_with_nothing_to_show_costs_one_call(
@@ -558,3 +585,30 @@ def test_an_audio_line_copied_from_the_page_is_asked_again(
     assert "From herons.md" not in said and "•" not in said
     repair = fake_openai.chat_requests[1].body["messages"][-1]["content"]
     assert "copied from the page" in repair
+
+
+def test_a_german_section_under_the_english_heading_it_copied_is_asked_again(
+    fake_openai, studio_sources, make_document
+):
+    german = (
+        "Graureiher leben an Flüssen, Seen und Küsten in Europa und Asien, und ihr Bestand "
+        "in Großbritannien ist zwischen den Jahren gewachsen."
+    )
+
+    def section(body: dict) -> str:
+        text = passage_of(body)
+        asked_again = len(body["messages"]) > 2
+        # First the section's English title, copied; asked again, a German one.
+        heading = "Die Reiher und ihre Brut" if asked_again else heading_of(text)
+        return reply({"heading": heading, "sentences": [german]})
+
+    fake_openai.chat_reply_for = section
+
+    document = make_document("report", language="de")
+
+    assert document.status == GeneratedDocument.Status.READY, document.error
+    repairs = [r.body["messages"][-1]["content"] for r in fake_openai.chat_requests]
+    assert any("is copied from the text; translate it. Write in German" in r for r in repairs)
+    headings = re.findall(r"^## (.*)$", document.data["markdown"], re.M)
+    assert "Die Reiher und ihre Brut" in headings
+    assert not {"Grey herons", "Night trains"} & set(headings)
