@@ -93,14 +93,37 @@ def _row_problem(cells: list[str], passage: str) -> str:
     return ""
 
 
+HEADER_WORDS = 8  # a table's heading line in the page: a few words, no figure, no sentence
+PUNCTUATION_RE = re.compile(r"[\d.,;:!?]")
+
+
+def _headers(passage: str) -> list[set[str]]:
+    """The words of each line of `passage` that reads like a table's column headings
+    ("package popcon size description")."""
+    return [
+        set(line.lower().split())
+        for line in passage.splitlines()
+        if 2 <= len(line.split()) <= HEADER_WORDS and not PUNCTUATION_RE.search(line)
+    ]
+
+
 def _own_rows(reply: dict[str, Any], passage: str) -> dict[str, Any]:
     """The reply's rows as cells, those that set facts out (a figure cell that holds no
     figure emptied), the others left out; InvalidOutput naming what was wrong when none
-    is left."""
+    is left. Rows named by two or more words of one heading line are the page's column
+    headings, each made a "thing"."""
+    names = [" ".join(row["name"].lower().split()) for row in reply["rows"]]
+    headings = {
+        name for header in _headers(passage) if len(header & set(names)) >= 2 for name in header
+    }
     rows, problems = [], []
     for row in reply["rows"]:
         cells = [" ".join(row[field].split()) for field in FIELDS]
-        problem = _row_problem(cells, passage)
+        problem = (
+            "it is a column heading of the text's table"
+            if cells[0].lower() in headings
+            else _row_problem(cells, passage)
+        )
         if problem:
             problems.append(f"row {' | '.join(cells)[:80]!r}: {problem}")
             continue

@@ -11,6 +11,7 @@ import pytest
 from django.template.loader import render_to_string
 
 from generation.documents.by_passage import spread
+from generation.documents.kinds import table
 from generation.documents.models import GeneratedDocument
 from generation.tests.studio.conftest import reply
 from providers.local_model import Plan
@@ -612,3 +613,22 @@ def test_a_german_section_under_the_english_heading_it_copied_is_asked_again(
     headings = re.findall(r"^## (.*)$", document.data["markdown"], re.M)
     assert "Die Reiher und ihre Brut" in headings
     assert not {"Grey herons", "Night trains"} & set(headings)
+
+
+def test_a_table_row_named_by_the_pages_own_column_headings_is_left_out():
+    passage = (
+        "There are many web browser packages.\n"
+        "package popcon size description\n"
+        "chromium V:37, I:118 212471 Chromium, open-source browser from Google\n"
+        "lynx V:12, I:124 1935 Lynx, a text browser\n"
+    )
+    reply_rows = rows(
+        ["popcon", "a popularity count", ""],
+        ["size", "the package's size", ""],
+        ["chromium", "an open-source browser from Google", "V:37, I:118"],
+        ["lynx", "a text browser", "1935"],
+    )
+
+    kept = table._own_rows(reply_rows, passage)["rows"]
+
+    assert [cells[0] for cells in kept] == ["chromium", "lynx"]
