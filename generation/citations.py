@@ -123,11 +123,17 @@ stated states mentioned described found according Passage Passagen Abschnitt Tex
 Quellen Information Informationen steht stehen dies diese erwähnt beschrieben genannt"""
 
 
+# "Passage" is the prompt's name for what the model is given: an answer about the sources
+# has no cause to name it ("This command is found in the passage [1].").
+PASSAGE_RE = re.compile(r"\b(?:passages?|Passagen?)\b")
+
+
 def without_restatements(text: str, said: str) -> str:
     """`text` without the sentences after its first that use no word beyond `said` (the
     question, its rewrite and Loupe's own instructions to the model) and POINTING_WORDS:
     "This is stated in [2] and [3].", "The passage that provides this information is
-    [1].", "The command to show the UUID of a partition is [1][2]." Such a sentence holds
+    [1].", "The command to show the UUID of a partition is [1][2]."), or that names the
+    passages ("This command is found in the passage [1]."). Such a sentence holds
     nothing from the sources, yet shown it reads as a cited claim. The first sentence
     stays: it may be the answer to a yes-or-no question."""
     known = set(terms(f"{said} {POINTING_WORDS}"))
@@ -135,6 +141,7 @@ def without_restatements(text: str, said: str) -> str:
         (start, end)
         for start, end in claim_spans(text)[1:]
         if set(terms(MARKER_RE.sub("", text[start:end]))) <= known
+        or PASSAGE_RE.search(text[start:end])
     ]
     for start, end in reversed(saying_nothing):
         text = text[:start] + text[end:].removeprefix(" ")

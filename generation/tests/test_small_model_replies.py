@@ -136,6 +136,8 @@ def test_the_first_sentence_stays_though_it_only_repeats_the_question():
     assert without_restatements("Reiher warten [1]. Dies steht in [2].", "Warten sie?") == (
         "Reiher warten [1]."
     )
+    pointing = "Herons wait [1]. This is stated in the passage from Birds, page 213."
+    assert without_restatements(pointing, "Do herons wait?") == "Herons wait [1]."
 
 
 def test_an_answer_without_one_supported_sentence_says_so(fake_openai, owner, notebook, library):
