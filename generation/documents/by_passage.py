@@ -69,13 +69,20 @@ def _flat(text: str) -> str:
     return " ".join(text.lower().split())
 
 
+COPIED_RUN = 3  # words of a heading that, found together in the passage, were copied
+
+
 def _check_translated_headings(data: dict[str, Any], material: str, written_in: str) -> None:
-    """InvalidOutput for a heading copied from a passage in another language: the 1.5B
-    model, asked for German, writes German sentences under the section's English title,
-    and a few words are too few for the language check to tell."""
+    """InvalidOutput for a heading copied from a passage in another language, whole or
+    three words of it together: the 1.5B model, asked for German, writes German sentences
+    under the section's English title ("Debian Reference - Reminders for New Users"), and
+    a few words are too few for the language check to tell."""
+    text = _flat(material)
     for heading in _headings(data):
-        words = NUMBERING_RE.sub("", heading).strip()
-        if len(words.split()) >= 2 and _flat(words) in _flat(material):
+        words = _flat(NUMBERING_RE.sub("", heading)).split()
+        runs = [words] if len(words) == 2 else []
+        runs += [words[i : i + COPIED_RUN] for i in range(len(words) - COPIED_RUN + 1)]
+        if any(f" {' '.join(run)} " in f" {text} " for run in runs):
             raise InvalidOutput(
                 f"the heading {heading!r} is copied from the text; translate it. {written_in}"
             )
