@@ -61,7 +61,9 @@ NAME_WORDS = 6  # a row's first cell names its thing; a longer one was a sentenc
 # A row whose cells read on as one run of the passage's words this long is the passage's
 # sentence cut into cells (the 1.5B model's favourite table), not facts set out.
 COPIED_WORDS = 8
-DIGIT_RE = re.compile(r"\d")
+# A figure has a number of its own: a digit inside a name ("e2fsprogs") or a manual
+# section ("debugfs(8)") is none.
+FIGURE_RE = re.compile(r"(?<![\w(])\d")
 WORD_RE = re.compile(r"[^\W\d_]{3,}")  # what a thing is takes a word, not only a count
 FIGURE_WORDS = 4  # a figure or date is a few tokens; a longer one is a description
 # A row's fields, in the columns' order: named, not a list, so a small model keeps them apart.
@@ -128,7 +130,7 @@ def _own_rows(reply: dict[str, Any], passage: str) -> dict[str, Any]:
             problems.append(f"row {' | '.join(cells)[:80]!r}: {problem}")
             continue
         figure = cells[2]
-        if not DIGIT_RE.search(figure) or len(figure.split()) > FIGURE_WORDS:
+        if not FIGURE_RE.search(figure) or len(figure.split()) > FIGURE_WORDS:
             figure = ""
         rows.append([*cells[:2], figure])
     if reply["rows"] and not rows:

@@ -627,8 +627,10 @@ def test_a_table_row_named_by_the_pages_own_column_headings_is_left_out():
         ["size", "the package's size", ""],
         ["chromium", "an open-source browser from Google", "V:37, I:118"],
         ["lynx", "a text browser", "1935"],
+        ["debugfs", "a file system debugger", "e2fsprogs package"],
     )
 
     kept = table._own_rows(reply_rows, passage)["rows"]
 
-    assert [cells[0] for cells in kept] == ["chromium", "lynx"]
+    assert [cells[0] for cells in kept] == ["chromium", "lynx", "debugfs"]
+    assert [cells[2] for cells in kept] == ["V:37, I:118", "1935", ""]  # a name is no figure
