@@ -60,6 +60,13 @@ passage that states it. Never invent a marker; never cite the summaries."""
 
 SHORT = 80  # an answer or an option is a few words
 ANSWER_WORDS = 10
+# A question about the material, not its subject: "What is the main topic of the table?",
+# "Was ist das Hauptthema der Tabelle?" (the reader never saw a passage, a table or a text).
+ABOUT_THE_TEXT_RE = re.compile(
+    r"passage|\b(?:the|this|die|der|dem|den|diese[mnrs]?)\s+(?:text|table|section|"
+    r"Text(?:es)?|Tabelle|Abschnitt(?:s|es)?)\b",
+    re.IGNORECASE,
+)
 
 
 def _part(reply: dict[str, Any], number: int) -> dict[str, Any]:
@@ -77,7 +84,7 @@ def _part(reply: dict[str, Any], number: int) -> dict[str, Any]:
         raise InvalidOutput(
             "the question names its own answer; ask so that the key term is the answer"
         )
-    if "passage" in reply["question"].lower():
+    if ABOUT_THE_TEXT_RE.search(reply["question"]):
         raise InvalidOutput(
             "the question is about the wording, not the subject; ask what the fact says "
             "(which command, what number, who, when), as a teacher would"

@@ -11,8 +11,9 @@ import pytest
 from django.template.loader import render_to_string
 
 from generation.documents.by_passage import spread
-from generation.documents.kinds import table
+from generation.documents.kinds import quiz, table
 from generation.documents.models import GeneratedDocument
+from generation.documents.structured import InvalidOutput
 from generation.tests.studio.conftest import reply
 from providers.local_model import Plan
 from providers.local_model_supervisor import LocalModelServer
@@ -634,3 +635,35 @@ def test_a_table_row_named_by_the_pages_own_column_headings_is_left_out():
 
     assert [cells[0] for cells in kept] == ["chromium", "lynx", "debugfs"]
     assert [cells[2] for cells in kept] == ["V:37, I:118", "1935", ""]  # a name is no figure
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What does the passage say about herons?",
+        "What is the main topic of the table?",
+        "Was ist das Hauptthema der Tabelle?",
+        "Was steht in diesem Abschnitt?",
+    ],
+)
+def test_a_quiz_question_about_the_text_rather_than_its_subject_is_sent_back(question):
+    reply_ = {
+        "fact": "Herons wait.",
+        "question": question,
+        "key_term": "Ardea",
+        "wrong_answers": [],
+    }
+
+    with pytest.raises(InvalidOutput, match="about the wording, not the subject"):
+        quiz._part(reply_, 1)
+
+
+def test_a_quiz_question_may_name_a_partition_table():
+    reply_ = {
+        "fact": "fdisk edits the partition table.",
+        "question": "Which command edits the partition table of a disk?",
+        "key_term": "fdisk",
+        "wrong_answers": ["ls"],
+    }
+
+    assert quiz._part(reply_, 1)["questions"][0]["options"]
