@@ -414,7 +414,7 @@ def _written_by_passage(
     )
 
     def check_part(data: dict[str, Any]) -> None:
-        _check_language(" ".join(_texts(data)), language)
+        _check_language(" ".join(_texts(data)), language, least=PART_LANGUAGE_WORDS)
 
     # The title and what code writes around the model's pieces (a table's column names, an
     # audio script's welcome) in the language the document is written in.
@@ -448,13 +448,18 @@ def _texts(data: Any) -> list[str]:
 
 
 LANGUAGE_CHECK_WORDS = 25
+# A passage's piece is short: py3langid tells a dozen words' language ("ACPI: newer
+# framework for the power management system than APM" in a German deck), where 25 let
+# two English flashcards through.
+PART_LANGUAGE_WORDS = 12
 
 
-def _check_language(text: str, language: str) -> None:
+def _check_language(text: str, language: str, *, least: int = LANGUAGE_CHECK_WORDS) -> None:
     """InvalidOutput when a model wrote in another language than the one asked for (a small
-    model given English material tends to answer in English)."""
+    model given English material tends to answer in English); `least` words are needed to
+    tell."""
     text = strip_markers(text)
-    if len(text.split()) < LANGUAGE_CHECK_WORDS:
+    if len(text.split()) < least:
         return  # too little to tell reliably (a mind map's labels)
     written = detect_language(text)
     if language and written and written != language:

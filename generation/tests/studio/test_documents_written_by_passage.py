@@ -667,3 +667,23 @@ def test_a_quiz_question_may_name_a_partition_table():
     }
 
     assert quiz._part(reply_, 1)["questions"][0]["options"]
+
+
+def test_a_german_card_pair_written_in_english_is_asked_again(
+    fake_openai, studio_sources, make_document
+):
+    def cards(body: dict) -> str:
+        if len(body["messages"]) > 2:  # asked again, with the reason
+            front, back = "Graureiher", "Graureiher leben an Flüssen, Seen und Küsten in Europa."
+        else:
+            front, back = "Grey herons", "Grey herons live along the rivers, lakes and coasts of Europe."
+        return reply({"cards": [{"front": front, "back": back}]})
+
+    fake_openai.chat_reply_for = cards
+
+    document = make_document("flashcards", language="de")
+
+    assert document.status == GeneratedDocument.Status.READY, document.error
+    repairs = [r.body["messages"][-1]["content"] for r in fake_openai.chat_requests]
+    assert any("written in English, not in German" in text for text in repairs)
+    assert {card["front"] for card in document.data["cards"]} == {"Graureiher"}
