@@ -47,19 +47,22 @@ def _said(data: Any) -> bool:
     return False
 
 
+# The fields that name a part's topic: a slide's or section's heading, a mind map's
+# label, a flashcard's front.
+NAMING_FIELDS = ("heading", "label", "front")
+
+
 def _headings(data: Any) -> list[str]:
-    """The headings in a part: a slide's "heading", a report section's "## " line."""
+    """The names in a part (NAMING_FIELDS, a report section's "## " line)."""
     if isinstance(data, dict):
-        found = [data["heading"]] if isinstance(data.get("heading"), str) else []
+        found = [data[key] for key in NAMING_FIELDS if isinstance(data.get(key), str)]
         if isinstance(data.get("markdown"), str):
             found += [
                 line.lstrip("#").strip()
                 for line in data["markdown"].splitlines()
                 if line.startswith("#")
             ]
-        return found + [
-            h for key, value in data.items() if key != "heading" for h in _headings(value)
-        ]
+        return found + [h for value in data.values() for h in _headings(value)]
     if isinstance(data, list):
         return [heading for value in data for heading in _headings(value)]
     return []
@@ -73,10 +76,10 @@ COPIED_RUN = 3  # words of a heading that, found together in the passage, were c
 
 
 def _check_translated_headings(data: dict[str, Any], material: str, written_in: str) -> None:
-    """InvalidOutput for a heading copied from a passage in another language, whole or
-    three words of it together: the 1.5B model, asked for German, writes German sentences
-    under the section's English title ("Debian Reference - Reminders for New Users"), and
-    a few words are too few for the language check to tell."""
+    """InvalidOutput for a heading (or label, or card front) copied from a passage in
+    another language, whole or three words of it together: the 1.5B model, asked for
+    German, writes German sentences under the section's English title ("Debian Reference -
+    Reminders for New Users"), and a few words are too few for the language check."""
     text = _flat(material)
     for heading in _headings(data):
         words = _flat(NUMBERING_RE.sub("", heading)).split()

@@ -676,7 +676,10 @@ def test_a_german_card_pair_written_in_english_is_asked_again(
         if len(body["messages"]) > 2:  # asked again, with the reason
             front, back = "Graureiher", "Graureiher leben an Flüssen, Seen und Küsten in Europa."
         else:
-            front, back = "Grey herons", "Grey herons live along the rivers, lakes and coasts of Europe."
+            front, back = (
+                "Grey herons",
+                "Grey herons live along the rivers, lakes and coasts of Europe.",
+            )
         return reply({"cards": [{"front": front, "back": back}]})
 
     fake_openai.chat_reply_for = cards
@@ -687,3 +690,24 @@ def test_a_german_card_pair_written_in_english_is_asked_again(
     repairs = [r.body["messages"][-1]["content"] for r in fake_openai.chat_requests]
     assert any("written in English, not in German" in text for text in repairs)
     assert {card["front"] for card in document.data["cards"]} == {"Graureiher"}
+
+
+def test_a_german_mind_map_topic_copied_from_the_english_page_is_asked_again(
+    fake_openai, studio_sources, make_document
+):
+    def branch(body: dict) -> str:
+        text = passage_of(body)
+        if len(body["messages"]) > 2:
+            return reply({"topic": "Vögel und Züge", "ideas": ["Graureiher", "Nachtzug"]})
+        sentence = " ".join(first_sentence(text).split()[:4])  # the page's words, copied
+        return reply({"topic": sentence, "ideas": ["Graureiher", "Nachtzug"]})
+
+    fake_openai.chat_reply_for = branch
+
+    document = make_document("mindmap", language="de")
+
+    assert document.status == GeneratedDocument.Status.READY, document.error
+    repairs = [r.body["messages"][-1]["content"] for r in fake_openai.chat_requests]
+    assert any("is copied from the text; translate it" in text for text in repairs)
+    topics = {branch["label"] for branch in document.data["root"]["children"]}
+    assert topics == {"Vögel und Züge"}
