@@ -16,16 +16,10 @@ from django.views.decorators.http import require_GET
 
 from analytics.charts import bar_chart
 from analytics.figures import Figures, figures
+from analytics.forms import PERIODS, PeriodForm
 from analytics.models import QuestionLog
 from sharing.models import Role
 from web.notebook_pages import HtmxHttpRequest, get_notebook_for_user
-
-PERIODS = (7, 30, 90)
-
-
-def _period(request: HtmxHttpRequest) -> int:
-    days = request.GET.get("days", "30")
-    return int(days) if days.isdigit() and int(days) in PERIODS else 30
 
 
 def _context(logs: QuerySet[QuestionLog], days: int) -> dict[str, Any]:
@@ -84,7 +78,7 @@ def _steps(shown: Figures) -> list[tuple[str, float | None, float | None]]:
 def notebook_page(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
     # The owner's and the editors': who may ask there sees what was asked.
     notebook = get_notebook_for_user(request, notebook_id, Role.EDITOR)
-    days = _period(request)
+    days = PeriodForm(request.GET).period()
     context = _context(QuestionLog.objects.filter(notebook=notebook), days)
     context["notebook"] = notebook
     return render(request, "analytics/page.html", context)
@@ -95,5 +89,5 @@ def notebook_page(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
 def site_page(request: HtmxHttpRequest) -> HttpResponse:
     if not request.user.is_staff:
         raise Http404("No such page.")
-    days = _period(request)
+    days = PeriodForm(request.GET).period()
     return render(request, "analytics/page.html", _context(QuestionLog.objects.all(), days))

@@ -2,7 +2,7 @@
 
 Prices come from settings (MODEL_PRICES, a JSON object in the environment, and/or the JSON
 file MODEL_PRICES_FILE; the environment wins) over built-in zero prices for the local
-models. This module imports no Django models, so config/settings.py can use it to parse
+models. This module imports no Django models, so config/settings/ can use it to parse
 the prices once at start-up.
 """
 

@@ -41,3 +41,29 @@ class RevisionForm(forms.Form):
 
 class QuizAnswerForm(forms.Form):
     answer = forms.CharField(required=False, strip=False)
+
+
+class DocumentPageForm(forms.Form):
+    """`?part=status`: the part of a document's page that is polled while it is being made
+    (anything else: the whole page)."""
+
+    part = forms.CharField(required=False, strip=False)
+
+    def polled(self) -> bool:
+        return self.is_valid() and self.cleaned_data["part"] == "status"
+
+
+class _NamedSwitch(forms.CheckboxInput):
+    """On whenever its name is in the query, with a value or without: `?download`."""
+
+    def value_from_datadict(self, data: Any, files: Any, name: str) -> bool:
+        return name in data
+
+
+class MediaForm(forms.Form):
+    """`?download`: an overview's sound or film as a file to keep, not played in the page."""
+
+    download = forms.BooleanField(required=False, widget=_NamedSwitch)
+
+    def as_attachment(self) -> bool:
+        return self.is_valid() and bool(self.cleaned_data["download"])

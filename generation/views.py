@@ -32,7 +32,14 @@ from generation.documents.services import (
     retry_document,
 )
 from generation.documents.services import table_csv as make_table_csv
-from generation.forms import DeleteForm, DocumentForm, QuizAnswerForm, RevisionForm
+from generation.forms import (
+    DeleteForm,
+    DocumentForm,
+    DocumentPageForm,
+    MediaForm,
+    QuizAnswerForm,
+    RevisionForm,
+)
 from limits.decorators import rate_limited
 from notebooks.models import Notebook
 from providers.chat import chat_available
@@ -117,7 +124,7 @@ def document(request: HtmxHttpRequest, notebook_id: int, document_id: int) -> Ht
         "chat_model": chat_available(),
         "may_revise": _may_revise(request, notebook, shown),
     }
-    if request.htmx and request.GET.get("part") == "status":  # polled while it is made
+    if request.htmx and DocumentPageForm(request.GET).polled():  # polled while it is made
         response = render(request, "generation/document.html#status", context)
         if shown.is_finished:
             response["HX-Refresh"] = "true"  # made meanwhile: the whole page shows it
@@ -201,7 +208,7 @@ def _media(
     return FileResponse(
         stored.open("rb"),
         content_type=content_type,
-        as_attachment="download" in request.GET,
+        as_attachment=MediaForm(request.GET).as_attachment(),
         filename=_filename(shown, suffix),
     )
 

@@ -1,5 +1,5 @@
 """Rates as settings are written: "30/minute", "100/hour", "5/15minutes", "20/60" (seconds),
-"off". Kept free of Django models so that config/settings.py can import it."""
+"off". Kept free of Django models so that config/settings/ can import it."""
 
 from __future__ import annotations
 

@@ -12,8 +12,10 @@ from django.contrib.auth import views as auth_views
 from django.http import HttpRequest, HttpResponse
 from django.utils.translation import gettext as _
 
+from limits.forms import SignInAttemptForm
 from limits.responses import TOO_MANY_REQUESTS, refusal, wait_phrase
 from limits.services import hit, peek
+from web.forms import bad_request
 
 # Checking a password is most of a second of CPU (PBKDF2), and the sign-in holds a database
 # connection from its first query to its end. Twenty at once on two cores would each hold
@@ -24,8 +26,8 @@ from limits.services import hit, peek
 SIGN_IN_TURNS = threading.BoundedSemaphore(len(os.sched_getaffinity(0)))
 
 
-def _keys(request: HttpRequest) -> list[tuple[str, Any]]:
-    username = request.POST.get("username", "").strip().lower()[:150]
+def _keys(request: HttpRequest, attempt: SignInAttemptForm) -> list[tuple[str, Any]]:
+    username = attempt.cleaned_data["username"]
     # The client's own address behind a proxy named in FORWARDED_ALLOW_IPS (config/proxy.py).
     address = request.META.get("REMOTE_ADDR", "")
     return [
@@ -35,12 +37,18 @@ def _keys(request: HttpRequest) -> list[tuple[str, Any]]:
 
 
 class ThrottledLoginView(auth_views.LoginView):
+    attempt: SignInAttemptForm  # the attempt being signed in, read in post
+
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         with SIGN_IN_TURNS:
             return self._post(request, *args, **kwargs)
 
     def _post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        for key, rate in _keys(request):
+        attempt = SignInAttemptForm(request.POST)
+        if not attempt.is_valid():
+            return bad_request(attempt)
+        self.attempt = attempt
+        for key, rate in _keys(request, attempt):
             verdict = peek(key, rate)
             if not verdict.allowed:
                 message = _(
@@ -53,6 +61,6 @@ class ThrottledLoginView(auth_views.LoginView):
         return super().post(request, *args, **kwargs)
 
     def form_invalid(self, form: Any) -> HttpResponse:
-        for key, rate in _keys(self.request):
+        for key, rate in _keys(self.request, self.attempt):
             hit(key, rate)
         return super().form_invalid(form)

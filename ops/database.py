@@ -77,7 +77,7 @@ def wait_for_database(*, seconds: float, pause: float = 1.0) -> None:
 def worker_connector() -> BaseAsyncConnector:
     """Procrastinate's connector for a worker (the Django connector cannot run one), on the
     same database, its pool giving up a lost connection's tries after 8 s as Django's does
-    (config/settings.py): a worker started again after an outage connects at once."""
+    (config/settings/storage.py): a worker started again after an outage connects at once."""
     from procrastinate.contrib.django.utils import connector_params
     from procrastinate.psycopg_connector import PsycopgConnector
 

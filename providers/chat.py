@@ -1,8 +1,9 @@
 """Chat completions from the OpenAI-compatible endpoint; every call is metered.
 
-Waits are bounded the way a slow local server needs (config/settings.py): a streamed reply
-by the time to its first word (CHAT_FIRST_TOKEN_SECONDS) and then by the gap between words
-(CHAT_IDLE_SECONDS), not by a total; a reply that is not streamed by CHAT_TIMEOUT_SECONDS.
+Waits are bounded the way a slow local server needs (config/settings/providers.py): a
+streamed reply by the time to its first word (CHAT_FIRST_TOKEN_SECONDS) and then by the gap
+between words (CHAT_IDLE_SECONDS), not by a total; a reply that is not streamed by
+CHAT_TIMEOUT_SECONDS.
 A request is sent again by the rule every model call follows (providers/openai_client.py):
 only when the server never got it or refused it.
 """

@@ -1,7 +1,7 @@
 """How close the question is in meaning to each part of each passage the search found.
 
 Hybrid search already compares the question with every part (window) of a pool chunk and
-keeps the closest (retrieval/windows.py); the offline answer (generation/extractive.py)
+keeps the closest (retrieval/windows.py); the offline answer (generation/extractive/)
 wants them all, to prefer the sentences of the part that says what the question asks
 rather than those that merely share its words. Read back in one statement, with no
 embedding call: the parts' vectors are stored.

@@ -1,26 +1,29 @@
-"""The search: one SQL statement over the chunks of a notebook's ready sources."""
+"""The search: one SQL statement over the chunks of a notebook's ready sources, written out
+and run by retrieval/statements.py."""
 
 from __future__ import annotations
 
-import math
-import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache, lru_cache
-from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
-import psycopg
-import psycopg.sql
 from django.conf import settings
-from django.db import connection, models, transaction
+from django.db import connection, transaction
 
 from library.models import Chunk, Source
-from library.vector_indexes import index_name, indexed_type
+from library.vector_indexes import index_name
 from notebooks.models import Notebook
 from retrieval import profiles, windows
-from sharing.access import searchable_link_sql
+from retrieval.statements import (
+    DENSE_SQL,
+    HYBRID_SQL,
+    SEARCH_SETTINGS_SQL,
+    SPREAD_SQL,
+    loaded_chunks,
+    prepared_cursor,
+    rendered,
+)
 
 
 @dataclass(frozen=True)
@@ -32,62 +35,6 @@ class Hit:
 # The kinds that restate the uploads and are held to the generated-slot rule: generated
 # documents, and notes made sources (measured on manual-qa: docs/retrieval.md).
 CAPPED_KINDS: tuple[str, ...] = (Source.Kind.GENERATED.value, Source.Kind.NOTE.value)
-
-# The hits' chunks and their sources come with the ranking, read by the statement itself:
-# a second query to load them costs more than the columns (docs/decisions.md, "Speed"). Not
-# the chunks' vector and full-text vector: nothing downstream reads them, and parsing them
-# would be a good part of the loading; they stay deferred, as `.defer()` leaves them.
-_CHUNK_FIELDS = tuple(
-    f for f in Chunk._meta.concrete_fields if f.name not in {"embedding", "search_vector"}
-)
-_SOURCE_FIELDS = tuple(Source._meta.concrete_fields)
-LOADED_COLUMNS = ", ".join(
-    [f'lc."{f.column}"' for f in _CHUNK_FIELDS] + [f'ls."{f.column}"' for f in _SOURCE_FIELDS]
-)
-
-# The statements, each whole in its file. Their {placeholders} are written into the text:
-# what a parameter cannot be (the type the HNSW index was built on, the columns that load the
-# hits, the access rule: sharing/access.py's, one copy for every statement that needs it) and
-# what is the same for every search of a model under the same settings (the model, the
-# limits, the fusion's weights). The question's own values are bound as parameters, so one
-# prepared statement serves every question (`_run`).
-_SQL = Path(__file__).resolve().parent / "sql"
-DENSE_SQL = (_SQL / "dense.sql").read_text()
-HYBRID_SQL = (_SQL / "hybrid.sql").read_text()
-SPREAD_SQL = (_SQL / "spread.sql").read_text()
-# Both statements' first step, the notebook's sources the reader may search: one copy,
-# written in where a statement says {scope}, before the placeholders are filled.
-SCOPE_SQL = (_SQL / "scope.sql").read_text().rstrip("\n")
-_PLACEHOLDER = re.compile(r"\{(\w+)\}")
-
-
-def render(sql: str, *, dimensions: int, constants: Mapping[str, Any]) -> str:
-    """The statement as run for vectors of `dimensions` (the model's, the query's length),
-    with `constants` written in as SQL literals: the HNSW branch casts to the type its index
-    was built on (library/vector_indexes.py)."""
-    kind = indexed_type(dimensions) or "vector"  # none: the branch scans exactly
-    values = {
-        "index_vector": f"{kind}({dimensions})",
-        "loaded_columns": LOADED_COLUMNS,
-        "searchable_link": searchable_link_sql(link="ns", source="s"),
-        **{name: sql_literal(value) for name, value in constants.items()},
-    }
-    sql = sql.replace("{scope}", SCOPE_SQL)
-    return _PLACEHOLDER.sub(lambda match: values[match.group(1)], sql)
-
-
-def sql_literal(value: Any) -> str:
-    """`value` as SQL text, quoted by psycopg; a float typed float8 (bare, 0.1 is numeric)."""
-    if isinstance(value, float) and not math.isfinite(value):
-        raise ValueError(f"a search setting is not a finite number: {value!r}")
-    text = psycopg.sql.quote(list(value) if isinstance(value, tuple) else value)
-    return f"{text}::float8" if isinstance(value, float) else text
-
-
-@lru_cache(maxsize=64)
-def _rendered(sql: str, dimensions: int, constants: tuple[tuple[str, Any], ...]) -> str:
-    """`render`'s statement, kept: the same few statements are written for every search."""
-    return render(sql, dimensions=dimensions, constants=dict(constants))
 
 
 def search_notebook(
@@ -126,7 +73,7 @@ def spread_over_source(
 ) -> list[Hit]:
     """At most `parts` chunks of one source, in reading order: the one most similar to the
     query in each of `parts` consecutive stretches of it (spread.sql). No floor."""
-    statement = _rendered(SPREAD_SQL, len(query_vector), (("model", model),))
+    statement = rendered(SPREAD_SQL, len(query_vector), (("model", model),))
     params: dict[str, Any] = {
         "parts": parts,
         "vector": vector_literal(query_vector),
@@ -203,9 +150,6 @@ def _constants(
 INDEX_MIN_CHUNKS = 4_000
 INDEX_MIN_SHARE = 0.03
 
-
-# The ranking statement's planner settings (hnsw.ef_search by the index's size among them).
-SEARCH_SETTINGS_SQL = (_SQL / "search_settings.sql").read_text().rstrip().rstrip(";")
 # The largest HNSW index (in rows, every notebook's chunks of the model) that searches with
 # SMALL_INDEX_EF_SEARCH candidates instead of RETRIEVAL_HNSW_EF_SEARCH: up to it the fewer
 # candidates find the same neighbours in less time; at a million they miss some; between
@@ -226,7 +170,7 @@ def _run(
     from as it runs. Planned again for every question, the planning costs more than the
     search itself in a notebook of a thousand chunks (docs/decisions.md, "Speed").
     """
-    settings_sql = _rendered(
+    settings_sql = rendered(
         SEARCH_SETTINGS_SQL,
         dimensions,
         (
@@ -236,8 +180,8 @@ def _run(
             ("small_index_ef_search", SMALL_INDEX_EF_SEARCH),
         ),
     )
-    statement = _rendered(sql, dimensions, tuple(constants.items()))
-    with _prepared_cursor() as planner, _prepared_cursor() as cursor:
+    statement = rendered(sql, dimensions, tuple(constants.items()))
+    with prepared_cursor() as planner, prepared_cursor() as cursor:
         if connection.in_atomic_block:
             # In the caller's transaction: the settings must end with the search, not with
             # that transaction, so they go in a savepoint that is rolled back (the statement
@@ -259,69 +203,8 @@ def _run(
     return _hits(ranked)
 
 
-class _PreparingCursor(psycopg.Cursor):
-    """A cursor that binds its parameters on the server and prepares what it runs: Django's
-    own cursors bind on the client, which cannot prepare."""
-
-    def execute(
-        self,
-        query: Any,
-        params: Any = None,
-        *,
-        prepare: bool | None = None,
-        binary: bool | None = None,
-    ) -> _PreparingCursor:
-        super().execute(query, params, prepare=True if prepare is None else prepare, binary=binary)
-        return self
-
-
-def _prepared_cursor() -> Any:
-    """A preparing cursor on Django's connection (so inside its transaction), wrapped as
-    Django wraps its own, so that its execute wrappers and its exceptions apply. Not its
-    DEBUG query log: psycopg keeps no statement text for a prepared statement's run, which
-    that log would show as None."""
-    connection.ensure_connection()
-    # (django-stubs type the argument as Django's own wrapper; any DB-API cursor is taken.)
-    return connection.make_cursor(cast(Any, _PreparingCursor(connection.connection)))
-
-
-@cache
-def _loader(model: type[models.Model], fields: tuple[models.Field, ...]) -> Callable[..., Any]:
-    """A maker of `model` instances from its columns as PostgreSQL sent them, converted as
-    Django's own queries convert them (a JSONField's text parsed, for one). The converters
-    are looked up once per process, not for every column of every hit."""
-    attnames = [f.attname for f in fields]
-    converting = [
-        (index, field, converters)
-        for index, field in enumerate(fields)
-        if (converters := field.get_db_converters(connection))
-    ]
-
-    def load(values: Sequence[Any]) -> Any:
-        values = list(values)
-        for index, field, converters in converting:
-            for converter in converters:
-                values[index] = converter(values[index], field.cached_col, connection)
-        return model.from_db(connection.alias, attnames, values)
-
-    return load
-
-
 def _hits(rows: Sequence[tuple]) -> list[Hit]:
-    """The hits of the ranking statement's rows (id, similarity, the chunk's and its source's
-    columns). The hits of one source share one instance of it, as prefetch_related would
-    share it: a Source made for every hit was most of the time spent loading them."""
-    load_chunk = _loader(Chunk, _CHUNK_FIELDS)
-    load_source = _loader(Source, _SOURCE_FIELDS)
-    sources: dict[int, Source] = {}
-    hits = []
-    for _, similarity, *values in rows:
-        chunk = load_chunk(values[: len(_CHUNK_FIELDS)])
-        if (source := sources.get(chunk.source_id)) is None:
-            source = sources[chunk.source_id] = load_source(values[len(_CHUNK_FIELDS) :])
-        chunk.source = source
-        hits.append(Hit(chunk=chunk, similarity=float(similarity)))
-    return hits
+    return [Hit(chunk=chunk, similarity=similarity) for chunk, similarity in loaded_chunks(rows)]
 
 
 # The full-text side ranks its matches by BM25 (retrieval/sql/hybrid.sql, loupe_bm25):

@@ -15,7 +15,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from notebooks.models import Notebook
 from sharing import access, services
-from sharing.forms import ShareForm
+from sharing.forms import PublicSearchForm, ShareForm
 from sharing.models import Membership, Role
 from web.forms import bad_request
 from web.notebook_pages import HtmxHttpRequest
@@ -106,7 +106,10 @@ def leave(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
 def public_library(request: HtmxHttpRequest) -> HttpResponse:
     """Every public source, searchable by title, summary and text; each can be added to a
     notebook the reader edits (linked, not copied)."""
-    query = " ".join(request.GET.get("q", "").split())[:200]
+    search = PublicSearchForm(request.GET)
+    if not search.is_valid():
+        return bad_request(search)
+    query = search.cleaned_data["q"]
     sources = services.public_library(query=query)
     context = {
         "sources": list(sources[:200]),

@@ -2,7 +2,8 @@
 
 Each app's forms.py parses what its pages send; a request no page of ours sends (an id that
 is not a number, a switch other than its choices, a NUL character that PostgreSQL cannot
-store) is answered here.
+store) is answered here. What the shared pages (web/notebook_pages.py) read is parsed here
+too: the cited PDF's page turned to.
 """
 
 from __future__ import annotations
@@ -23,3 +24,17 @@ def bad_request(form: forms.Form) -> HttpResponseBadRequest:
         % {"problems": problems},
         content_type="text/plain; charset=utf-8",
     )
+
+
+class PageTurnForm(forms.Form):
+    """`?page=`: the page of a cited PDF the reader turned to under its passage. A page the
+    PDF does not have shows the cited page (web/notebook_pages.py)."""
+
+    page = forms.CharField(required=False, strip=False)
+
+    def turned(self) -> bool:
+        """Whether the reader turned a page (htmx then needs that part alone)."""
+        return "page" in self.data
+
+    def requested(self) -> str:
+        return str(self.cleaned_data["page"]) if self.is_valid() else ""

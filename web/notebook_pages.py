@@ -16,6 +16,7 @@ from library.models import Source
 from notebooks.models import Notebook
 from sharing import access
 from sharing.models import Role
+from web.forms import PageTurnForm
 
 
 class HtmxHttpRequest(HttpRequest):
@@ -49,17 +50,18 @@ def render_citation(
         cited.source_id is not None
         and access.notebook_links(notebook).filter(source_id=cited.source_id).exists()
     )
+    turn = PageTurnForm(request.GET)
     context = {
         "notebook": notebook,
         "citation": cited,
         "source_linked": source_linked,
         "passage_parts": _highlight(cited),
-        "page_view": _page_view(cited, request.GET.get("page", "")) if source_linked else None,
+        "page_view": _page_view(cited, turn.requested()) if source_linked else None,
         "citation_url": url,
         "image_query": image_query,
     }
     template = "notebooks/citation.html#passage" if request.htmx else "notebooks/citation.html"
-    if request.htmx and "page" in request.GET:  # turning the pages under the passage
+    if request.htmx and turn.turned():  # turning the pages under the passage
         template = "notebooks/citation.html#page_view"
     return render(request, template, context)
 

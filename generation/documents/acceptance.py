@@ -389,14 +389,3 @@ def _tidy(markdown: str) -> str:
                 continue  # its section lost every sentence
         kept.append(line)
     return re.sub(r"\n{3,}", "\n\n", "\n".join(kept)).strip()
-
-
-def merge_turns(data: dict[str, Any]) -> dict[str, Any]:
-    """An audio script whose host speaks twice in a row, spoken as one turn."""
-    turns: list[dict[str, Any]] = []
-    for turn in data["turns"]:
-        if turns and turns[-1]["speaker"] == turn["speaker"]:
-            turns[-1] = {**turns[-1], "text": f"{turns[-1]['text']} {turn['text']}"}
-        else:
-            turns.append(dict(turn))
-    return {**data, "turns": turns}

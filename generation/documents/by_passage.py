@@ -22,7 +22,7 @@ from generation.documents.acceptance import Accepted
 from generation.documents.deadline import Deadline
 from generation.documents.inputs import GenerationFailed, Inputs, passage_place
 from generation.documents.pieces import Piece
-from generation.documents.structured import InvalidOutput, generate_json
+from generation.documents.structured import InvalidOutput, StructuredReply, generate_json
 from texts import Text
 
 logger = logging.getLogger(__name__)
@@ -127,44 +127,19 @@ def write_by_passage(
     model, lost = "", 0
     for done, number in enumerate(numbers):
         on_progress(done, len(numbers))
-        # Support is weighed against this passage alone: the claims are cited to it.
-        alone = [text if n == number else "" for n, text in enumerate(passages, start=1)]
-
-        def take(reply: dict[str, Any], number: int = number, alone: list[str] = alone) -> Accepted:
-            if piece.own_words is not None:
-                reply = piece.own_words(reply, alone[number - 1])
-            part = piece.part(reply, number)
-            if not _said(part):  # nothing of the kind here (an infographic's figures)
-                return Accepted(data=part)
-            accepted = acceptance.accept(kind, part, alone, translated=translated)
-            if not _said(accepted.data):
-                raise InvalidOutput(
-                    "nothing in it is stated in the text given, so nothing of it was kept; "
-                    "write only what the text states",
-                    details=accepted.problems,
-                )
-            check_part(accepted.data)
-            if translated:
-                _check_translated_headings(accepted.data, _material(inputs, number), written_in)
-            return accepted
-
-        try:
-            written = generate_json(
-                system=f"{piece.instructions}\n\n{written_in}",
-                material=_material(inputs, number),
-                schema=piece.schema,
-                name=f"{kind} part",
-                user=user,
-                accept=take,
-                passages=0,  # the model writes no markers here
-                max_tokens=piece.max_tokens,
-                deadline=deadline,
-            )
-        except GenerationFailed as exc:
-            if deadline.remaining() <= 0:
-                raise  # the document's time ran out, not this passage's luck
+        written = _written_part(
+            kind=kind,
+            piece=piece,
+            inputs=inputs,
+            number=number,
+            written_in=written_in,
+            translated=translated,
+            check_part=check_part,
+            user=user,
+            deadline=deadline,
+        )
+        if written is None:
             lost += 1
-            logger.info("%s: passage %s left out: %s", kind, number, exc)
             continue
         part = written.data
         model = written.model
@@ -196,3 +171,58 @@ def write_by_passage(
     if lost:
         logger.info("%s: %s of %s passages gave nothing", kind, lost, len(numbers))
     return total, model
+
+
+def _written_part(
+    *,
+    kind: str,
+    piece: Piece,
+    inputs: Inputs,
+    number: int,
+    written_in: str,
+    translated: bool,
+    check_part: Callable[[dict[str, Any]], None],
+    user: User,
+    deadline: Deadline,
+) -> StructuredReply[Accepted] | None:
+    """Passage `number`'s part of the document, as acceptance keeps it; None when its reply
+    was invalid twice (the passage is left out, and logged)."""
+    passages = [hit.chunk.text for hit in inputs.hits]
+    # Support is weighed against this passage alone: the claims are cited to it.
+    alone = [text if n == number else "" for n, text in enumerate(passages, start=1)]
+
+    def take(reply: dict[str, Any]) -> Accepted:
+        if piece.own_words is not None:
+            reply = piece.own_words(reply, alone[number - 1])
+        part = piece.part(reply, number)
+        if not _said(part):  # nothing of the kind here (an infographic's figures)
+            return Accepted(data=part)
+        accepted = acceptance.accept(kind, part, alone, translated=translated)
+        if not _said(accepted.data):
+            raise InvalidOutput(
+                "nothing in it is stated in the text given, so nothing of it was kept; "
+                "write only what the text states",
+                details=accepted.problems,
+            )
+        check_part(accepted.data)
+        if translated:
+            _check_translated_headings(accepted.data, _material(inputs, number), written_in)
+        return accepted
+
+    try:
+        return generate_json(
+            system=f"{piece.instructions}\n\n{written_in}",
+            material=_material(inputs, number),
+            schema=piece.schema,
+            name=f"{kind} part",
+            user=user,
+            accept=take,
+            passages=0,  # the model writes no markers here
+            max_tokens=piece.max_tokens,
+            deadline=deadline,
+        )
+    except GenerationFailed as exc:
+        if deadline.remaining() <= 0:
+            raise  # the document's time ran out, not this passage's luck
+        logger.info("%s: passage %s left out: %s", kind, number, exc)
+        return None

@@ -91,29 +91,8 @@ def generate_json(
     raises InvalidOutput for what it cannot); one repair call, told what was wrong and
     which of the `passages` numbers exist (0: the kind cites none). With `on_written`, each
     reply is streamed and the text so far handed to it as it grows."""
-    messages = [
-        {
-            "role": "system",
-            "content": system
-            + "\n\nReply with one JSON object only, valid against this JSON schema:\n"
-            + json.dumps(schema),
-        },
-        {"role": "user", "content": material},
-    ]
-    budget = prompt_budget(max_tokens)
-    needed = estimate_tokens(*(message["content"] for message in messages))
-    if needed > budget:
-        # fit_material keeps the material within the budget; the schema and instructions
-        # come on top, and a prompt is never sent over it.
-        raise GenerationFailed(
-            Text(
-                "The generator's prompt needs about %(needed)s tokens, more than it may hold "
-                "(%(budget)s: GENERATION_INPUT_TOKENS, and CHAT_CONTEXT_TOKENS less room for "
-                "the reply).",
-                needed=needed,
-                budget=budget,
-            )
-        )
+    messages = _first_messages(system=system, material=material, schema=schema)
+    budget = _budget_for(messages, max_tokens=max_tokens)
     response_format = None
     if settings.GENERATION_RESPONSE_FORMAT == "json_schema":
         response_format = {
@@ -149,18 +128,13 @@ def generate_json(
         return StructuredReply(taken(reply), reply.model, repaired=False)
     except InvalidOutput as exc:
         first_error = exc
-    repair = repair_message(first_error, passages=passages)
-    with_reply = [
-        {"role": "assistant", "content": reply.text},
-        {"role": "user", "content": repair},
-    ]
-    contents = [message["content"] for message in messages + with_reply]
-    if estimate_tokens(*contents) <= budget:
-        messages += with_reply
-    else:
-        # The reply and a second one do not both fit the model's context: the second try
-        # is told what was wrong, item by item, without the reply itself.
-        messages[1] = {"role": "user", "content": f"{material}\n\n{repair}"}
+    messages = _repair_messages(
+        messages,
+        material=material,
+        reply=reply.text,
+        repair=repair_message(first_error, passages=passages),
+        budget=budget,
+    )
     # Warmer than the first: asked again at temperature 0, a small model wrote its invalid
     # reply again word for word, whatever the repair message said.
     reply = ask(REPAIR_TEMPERATURE)
@@ -177,6 +151,54 @@ def generate_json(
                 then=str(exc),
             )
         ) from exc
+
+
+def _first_messages(*, system: str, material: str, schema: dict[str, Any]) -> list[dict[str, str]]:
+    return [
+        {
+            "role": "system",
+            "content": system
+            + "\n\nReply with one JSON object only, valid against this JSON schema:\n"
+            + json.dumps(schema),
+        },
+        {"role": "user", "content": material},
+    ]
+
+
+def _budget_for(messages: list[dict[str, str]], *, max_tokens: int) -> int:
+    """The tokens the prompt may hold beside a reply of `max_tokens`; GenerationFailed when
+    the first messages need more."""
+    budget = prompt_budget(max_tokens)
+    needed = estimate_tokens(*(message["content"] for message in messages))
+    if needed > budget:
+        # fit_material keeps the material within the budget; the schema and instructions
+        # come on top, and a prompt is never sent over it.
+        raise GenerationFailed(
+            Text(
+                "The generator's prompt needs about %(needed)s tokens, more than it may hold "
+                "(%(budget)s: GENERATION_INPUT_TOKENS, and CHAT_CONTEXT_TOKENS less room for "
+                "the reply).",
+                needed=needed,
+                budget=budget,
+            )
+        )
+    return budget
+
+
+def _repair_messages(
+    messages: list[dict[str, str]], *, material: str, reply: str, repair: str, budget: int
+) -> list[dict[str, str]]:
+    """The second try's messages: the first ones, the invalid reply and what was wrong."""
+    with_reply = [
+        {"role": "assistant", "content": reply},
+        {"role": "user", "content": repair},
+    ]
+    contents = [message["content"] for message in messages + with_reply]
+    if estimate_tokens(*contents) <= budget:
+        return messages + with_reply
+    # The reply and a second one do not both fit the model's context: the second try is
+    # told what was wrong, item by item, without the reply itself.
+    return [messages[0], {"role": "user", "content": f"{material}\n\n{repair}"}]
 
 
 def repair_message(error: InvalidOutput, *, passages: int) -> str:

@@ -169,84 +169,100 @@ def infographic_svg(data: dict[str, Any]) -> str:
     y += 16
     figures = data.get("figures") or []
     if figures:
-        card_width = (INFO_WIDTH - 40 - 2 * 16) / 3
-        row_height = 0.0
-        for index, figure in enumerate(figures):
-            column = index % 3
-            if column == 0 and index:
-                y += row_height + 16
-                row_height = 0
-            x = 20 + column * (card_width + 16)
-            label = wrapped(strip_markers(figure["label"]), card_width - 24, 12)[:5]
-            height = 52 + len(label) * 16 + 12
-            row_height = max(row_height, height)
-            colour = PALETTE[index % len(PALETTE)]
-            body.append(
-                f'<rect x="{x:.1f}" y="{y:.1f}" width="{card_width:.1f}" height="{height:.1f}" '
-                f'rx="10" fill="#f8fafc" stroke="{colour}" stroke-width="2"/>'
-            )
-            # A long value gets a smaller font rather than run out of its card.
-            value_size = min(26, int((card_width - 24) / (text_width(figure["value"], 1) or 1)))
-            body.append(
-                _text(
-                    x + 12,
-                    y + 36,
-                    figure["value"],
-                    size=value_size,
-                    font_weight="bold",
-                    fill=colour,
-                )
-            )
-            for number, line in enumerate(label):
-                body.append(_text(x + 12, y + 60 + number * 16, line, size=12, fill="#334155"))
-        y += row_height + 30
+        y = _figure_cards(body, figures, y)
     timeline = data.get("timeline") or []
     if timeline:
-        body.append(_text(20, y, _("Timeline"), size=16, font_weight="bold", fill="#0f172a"))
-        y += 18
-        top = y
-        line_at = len(body)  # the line goes under the dots
-        # The events start after the longest date ("2023-02-04 11:59:01 UTC"), 180 at least.
-        dates_end = max(text_width(event["date"], 13) for event in timeline) + 56 + 16
-        events_at = max(180.0, min(dates_end, INFO_WIDTH / 2))
-        for index, event in enumerate(timeline):
-            lines = wrapped(strip_markers(event["event"]), INFO_WIDTH - events_at - 20, 12)[:3]
-            body.append(f'<circle cx="40" cy="{y + 10:.1f}" r="6" fill="{PALETTE[index % 7]}"/>')
-            body.append(
-                _text(56, y + 14, event["date"], size=13, font_weight="bold", fill="#0f172a")
-            )
-            for number, line in enumerate(lines):
-                body.append(_text(events_at, y + 14 + number * 16, line, size=12, fill="#334155"))
-            y += max(28, len(lines) * 16 + 12)
-        body.insert(
-            line_at,
-            f'<line x1="40" y1="{top:.1f}" x2="40" y2="{y - 10:.1f}" stroke="#cbd5e1" '
-            'stroke-width="2"/>',
-        )
-        y += 20
+        y = _timeline(body, timeline, y)
     for comparison in data.get("comparisons") or []:
-        unit = comparison.get("unit", "")
+        y = _bar_chart(body, comparison, y)
+    return _document(INFO_WIDTH, y + 10, data["title"], body)
+
+
+def _figure_cards(body: list[str], figures: list[dict[str, Any]], y: float) -> float:
+    """The figures as cards, three a row, added to `body` from `y`; where the next part starts."""
+    card_width = (INFO_WIDTH - 40 - 2 * 16) / 3
+    row_height = 0.0
+    for index, figure in enumerate(figures):
+        column = index % 3
+        if column == 0 and index:
+            y += row_height + 16
+            row_height = 0
+        x = 20 + column * (card_width + 16)
+        label = wrapped(strip_markers(figure["label"]), card_width - 24, 12)[:5]
+        height = 52 + len(label) * 16 + 12
+        row_height = max(row_height, height)
+        colour = PALETTE[index % len(PALETTE)]
+        body.append(
+            f'<rect x="{x:.1f}" y="{y:.1f}" width="{card_width:.1f}" height="{height:.1f}" '
+            f'rx="10" fill="#f8fafc" stroke="{colour}" stroke-width="2"/>'
+        )
+        # A long value gets a smaller font rather than run out of its card.
+        value_size = min(26, int((card_width - 24) / (text_width(figure["value"], 1) or 1)))
         body.append(
             _text(
-                20,
-                y,
-                strip_markers(comparison["title"]),
-                size=16,
+                x + 12,
+                y + 36,
+                figure["value"],
+                size=value_size,
                 font_weight="bold",
-                fill="#0f172a",
+                fill=colour,
             )
         )
-        y += 14
-        largest = max((abs(item["value"]) for item in comparison["items"]), default=0) or 1
-        for index, item in enumerate(comparison["items"]):
-            width = 420 * abs(item["value"]) / largest
-            body.append(_text(20, y + 15, item["label"][:28], size=12, fill="#334155"))
-            body.append(
-                f'<rect x="220" y="{y + 3:.1f}" width="{max(width, 1):.1f}" height="16" rx="3" '
-                f'fill="{PALETTE[index % len(PALETTE)]}"/>'
-            )
-            shown = f"{item['value']:g} {unit}".strip()
-            body.append(_text(226 + width, y + 15, shown, size=12, fill="#0f172a"))
-            y += 24
-        y += 20
-    return _document(INFO_WIDTH, y + 10, data["title"], body)
+        for number, line in enumerate(label):
+            body.append(_text(x + 12, y + 60 + number * 16, line, size=12, fill="#334155"))
+    y += row_height + 30
+    return y
+
+
+def _timeline(body: list[str], timeline: list[dict[str, Any]], y: float) -> float:
+    """The dated events down a line, added to `body` from `y`; where the next part starts."""
+    body.append(_text(20, y, _("Timeline"), size=16, font_weight="bold", fill="#0f172a"))
+    y += 18
+    top = y
+    line_at = len(body)  # the line goes under the dots
+    # The events start after the longest date ("2023-02-04 11:59:01 UTC"), 180 at least.
+    dates_end = max(text_width(event["date"], 13) for event in timeline) + 56 + 16
+    events_at = max(180.0, min(dates_end, INFO_WIDTH / 2))
+    for index, event in enumerate(timeline):
+        lines = wrapped(strip_markers(event["event"]), INFO_WIDTH - events_at - 20, 12)[:3]
+        body.append(f'<circle cx="40" cy="{y + 10:.1f}" r="6" fill="{PALETTE[index % 7]}"/>')
+        body.append(_text(56, y + 14, event["date"], size=13, font_weight="bold", fill="#0f172a"))
+        for number, line in enumerate(lines):
+            body.append(_text(events_at, y + 14 + number * 16, line, size=12, fill="#334155"))
+        y += max(28, len(lines) * 16 + 12)
+    body.insert(
+        line_at,
+        f'<line x1="40" y1="{top:.1f}" x2="40" y2="{y - 10:.1f}" stroke="#cbd5e1" '
+        'stroke-width="2"/>',
+    )
+    y += 20
+    return y
+
+
+def _bar_chart(body: list[str], comparison: dict[str, Any], y: float) -> float:
+    """One comparison's bars, added to `body` from `y`; where the next part starts."""
+    unit = comparison.get("unit", "")
+    body.append(
+        _text(
+            20,
+            y,
+            strip_markers(comparison["title"]),
+            size=16,
+            font_weight="bold",
+            fill="#0f172a",
+        )
+    )
+    y += 14
+    largest = max((abs(item["value"]) for item in comparison["items"]), default=0) or 1
+    for index, item in enumerate(comparison["items"]):
+        width = 420 * abs(item["value"]) / largest
+        body.append(_text(20, y + 15, item["label"][:28], size=12, fill="#334155"))
+        body.append(
+            f'<rect x="220" y="{y + 3:.1f}" width="{max(width, 1):.1f}" height="16" rx="3" '
+            f'fill="{PALETTE[index % len(PALETTE)]}"/>'
+        )
+        shown = f"{item['value']:g} {unit}".strip()
+        body.append(_text(226 + width, y + 15, shown, size=12, fill="#0f172a"))
+        y += 24
+    y += 20
+    return y

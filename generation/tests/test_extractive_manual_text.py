@@ -4,6 +4,7 @@ manual-qa): wrapped lines, headings and table rows on lines of their own, comman
 # ruff: noqa: E501 (the manual's lines are quoted as its PDF breaks them)
 
 from generation import extractive
+from generation.extractive.weights import MAX_ITEM_CHARS
 from generation.passage_units import units
 from generation.tests.test_passage_units import ACTIVITY_LOGS, ACTIVITY_LOGS_SECTION
 
@@ -525,7 +526,7 @@ def test_of_rows_run_together_the_stretch_around_the_questions_words_is_shown():
 
     assert "git reflog get reference log (useful for recovering commits from the removed" in text
     assert text.startswith("… ") and text.endswith(" … [1]")
-    assert len(text) <= extractive.MAX_ITEM_CHARS + len("… ") + len(" … [1]")
+    assert len(text) <= MAX_ITEM_CHARS + len("… ") + len(" … [1]")
 
 
 def test_a_tables_header_row_is_not_quoted_on_its_own():

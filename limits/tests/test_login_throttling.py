@@ -68,3 +68,11 @@ def test_one_address_trying_many_names_is_throttled_by_default(client, owner):
         assert _sign_in(client, f"guess{n}", "wrong").status_code == 200
 
     assert _sign_in(client, "owner", "owner-pass-123").status_code == 429
+
+
+def test_a_user_name_no_page_sends_is_refused_naming_the_field(client, owner):
+    # PostgreSQL stores no NUL: the attempt is refused before anything counts it.
+    response = client.post(reverse("login"), {"username": "own\u0000er", "password": "x"})
+
+    assert response.status_code == 400
+    assert "username:" in response.content.decode()

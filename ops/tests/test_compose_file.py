@@ -82,14 +82,16 @@ def test_a_managed_database_url_replaces_the_bundled_one():
 
 
 def test_env_example_lists_every_setting():
-    settings_source = (BASE_DIR / "config" / "settings.py").read_text()
+    settings_source = "\n".join(
+        part.read_text() for part in (BASE_DIR / "config" / "settings").glob("*.py")
+    )
     read = set(
         re.findall(r'env_(?:str|int|float|bool|list|decimal)\(\s*"([A-Z0-9_]+)"', settings_source)
     )
     example = (BASE_DIR / ".env.example").read_text()
     listed = set(re.findall(r"^#? ?([A-Z][A-Z0-9_]+)=", example, flags=re.MULTILINE))
 
-    assert read, "no settings found: has config/settings.py changed its readers?"
+    assert read, "no settings found: have config/settings/*.py changed their readers?"
     assert read <= listed, f".env.example does not describe {sorted(read - listed)}"
 
 

@@ -1,5 +1,5 @@
 """docs/configuration.md names every setting: each variable `.env.example` shows and each
-one `config/settings.py` reads, so a setting added to either cannot go undocumented."""
+one `config/settings/` reads, so a setting added to either cannot go undocumented."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ def names_in_env_example() -> set[str]:
 
 def names_read_by_settings() -> set[str]:
     names = set()
-    for path in (REPO / "config").glob("*.py"):
+    for path in [*(REPO / "config").glob("*.py"), *(REPO / "config" / "settings").glob("*.py")]:
         text = path.read_text()
         names |= set(re.findall(r"env_[a-z_]+\(\s*\"([A-Z][A-Z0-9_]+)\"", text))
         names |= set(re.findall(r"os\.environ(?:\.get)?[\[(]\"([A-Z][A-Z0-9_]+)\"", text))

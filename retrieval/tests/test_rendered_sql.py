@@ -31,26 +31,26 @@ MODEL = "example/o'model"
 
 
 def _render(name: str, dimensions: int) -> str:
-    from retrieval import search
+    from retrieval import search, statements
 
     sql, constants = {
         "dense": (
-            search.DENSE_SQL,
+            statements.DENSE_SQL,
             search.dense_constants(model=MODEL, dimensions=dimensions, k=8),
         ),
         "hybrid": (
-            search.HYBRID_SQL,
+            statements.HYBRID_SQL,
             search.hybrid_constants(
                 model=MODEL, dimensions=dimensions, k=8, fusion=search.Fusion()
             ),
         ),
         "search_settings": (
-            search.SEARCH_SETTINGS_SQL,
+            statements.SEARCH_SETTINGS_SQL,
             {"hnsw_index": "library_chunk_hnsw_384_x", "ef_search": 40}
             | {"small_index": 120_000, "small_index_ef_search": 100},
         ),
     }[name]
-    return search.render(sql, dimensions=dimensions, constants=constants)
+    return statements.render(sql, dimensions=dimensions, constants=constants)
 
 
 def write() -> None:

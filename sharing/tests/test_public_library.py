@@ -49,6 +49,9 @@ def test_staff_publish_and_everyone_signed_in_finds_it(client, published, outsid
     )
     missed = client.get(reverse("sharing:public_library"), {"q": "locomotive"}).content.decode()
     assert "Nothing public matches" in missed
+    # PostgreSQL stores no NUL: a search no page sends is refused, naming the field.
+    refused = client.get(reverse("sharing:public_library"), {"q": "her\u0000ons"})
+    assert refused.status_code == 400 and "q:" in refused.content.decode()
 
     client.logout()
     response = client.get(reverse("sharing:public_library"))

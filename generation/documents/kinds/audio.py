@@ -128,6 +128,17 @@ def check(data: dict[str, Any], passages: int) -> None:
     return None  # the schema says it all: a spoken script cites nothing
 
 
+def merge_turns(data: dict[str, Any]) -> dict[str, Any]:
+    """An audio script whose host speaks twice in a row, spoken as one turn."""
+    turns: list[dict[str, Any]] = []
+    for turn in data["turns"]:
+        if turns and turns[-1]["speaker"] == turn["speaker"]:
+            turns[-1] = {**turns[-1], "text": f"{turns[-1]['text']} {turn['text']}"}
+        else:
+            turns.append(dict(turn))
+    return {**data, "turns": turns}
+
+
 def readable(data: dict[str, Any]) -> str:
     lines = [f"# {data['title']}", ""]
     lines += [f"{turn['speaker']}: {turn['text']}" for turn in data["turns"]]

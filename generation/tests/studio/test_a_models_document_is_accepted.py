@@ -8,9 +8,10 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 
 from billing.models import Usage
-from generation.documents import acceptance, deadline, services
+from generation.documents import acceptance, deadline
 from generation.documents.kinds import report
 from generation.documents.models import GeneratedDocument
+from generation.documents.services import writing
 from generation.tests.studio.conftest import reply
 
 SUPPORTED_ROWS = [
@@ -157,7 +158,7 @@ def test_every_generator_call_is_capped_by_its_kind(
 def test_a_reply_cut_off_at_its_cap_is_repaired_told_so(
     fake_openai, monkeypatch, studio_sources, make_document
 ):
-    monkeypatch.setitem(services.OUTPUT_TOKENS, "table", 30)
+    monkeypatch.setitem(writing.OUTPUT_TOKENS, "table", 30)
     short = reply(
         {"title": "F", "columns": ["What"], "rows": [{"cells": ["Heron 95 cm tall"], "source": ""}]}
     )

@@ -40,6 +40,10 @@ def test_a_script_from_the_chat_model_is_spoken_by_two_voices_into_an_mp3(
     response = client.get(reverse("studio:audio", args=[notebook.pk, document.pk]))
     assert response["Content-Type"] == "audio/mpeg"
     assert b"".join(response.streaming_content) == data
+    assert response["Content-Disposition"].startswith("inline")  # played in the page
+    kept = client.get(reverse("studio:audio", args=[notebook.pk, document.pk]) + "?download")
+    assert kept["Content-Disposition"].startswith("attachment")
+    assert b"".join(kept.streaming_content) == data
     page = client.get(reverse("studio:document", args=[notebook.pk, document.pk])).content.decode()
     assert "<audio controls" in page and "Herons stand about" in page
 

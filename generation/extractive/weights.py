@@ -1,4 +1,4 @@
-"""The tuned numbers of the offline (extractive) answer, generation/extractive.py, in one
+"""The tuned numbers of the offline (extractive) answer, generation/extractive/, in one
 place with the evaluation that set them.
 
 Each was chosen on manual-qa (the Debian Reference in English and German, 60 questions with
