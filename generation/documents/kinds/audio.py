@@ -211,9 +211,20 @@ part of the user's documents.
 COPIED_RE = re.compile(r"[•▪◦]|\n|\b[VI]:\d|^From [^:]{3,}:")
 
 
+UP_TO_LAST_SENTENCE_RE = re.compile(r".*[.!?…](?=\s|$)", re.DOTALL)
+
+
 def _spoken(line: str) -> str:
-    """A line as it is said; InvalidOutput for one copied from the page."""
+    """A line as it is said, up to its last finished sentence when it ran to TURN_CHARS (a
+    voice must not stop mid-word); InvalidOutput for one copied from the page, or cut off
+    in its first sentence."""
+    stopped = len(line) >= TURN_CHARS
     line = line.strip()
+    if stopped:
+        ended = UP_TO_LAST_SENTENCE_RE.match(line)
+        if ended is None:
+            raise InvalidOutput("a line is cut off; say it in a few shorter sentences")
+        line = ended.group(0)
     if COPIED_RE.search(line):
         raise InvalidOutput(
             "a line is copied from the page (a list, a table or where the text stands); say "

@@ -711,3 +711,16 @@ def test_a_german_mind_map_topic_copied_from_the_english_page_is_asked_again(
     assert any("is copied from the text; translate it" in text for text in repairs)
     topics = {branch["label"] for branch in document.data["root"]["children"]}
     assert topics == {"Vögel und Züge"}
+
+
+def test_an_audio_line_stopped_at_its_most_characters_ends_at_its_last_sentence():
+    from generation.documents.kinds import audio
+
+    said = "Grey herons wait at the edge of the pond. "
+    stopped = (said * 20)[: audio.TURN_CHARS]  # the grammar stopped it mid-word
+
+    line = audio._spoken(stopped)
+
+    assert line.endswith("of the pond.") and len(line) < audio.TURN_CHARS
+    with pytest.raises(InvalidOutput, match="cut off"):
+        audio._spoken("Herons " * 100)  # no sentence ended before the limit
