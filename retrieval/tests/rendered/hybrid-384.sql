@@ -233,12 +233,12 @@ term_weights AS MATERIALIZED (
 -- expected in at most its budget of chunks (`bounded`; always the rarest one), so a common
 -- word does not bring in half the notebook. A notebook matched exactly, on all of them.
 chosen_terms AS (
-    SELECT config, lexeme, query,
+    SELECT config, lexeme, query, share,
            NOT (SELECT large FROM bounded) OR place = 1
                OR expected <= (SELECT budget FROM bounded)
                AS chosen
     FROM (
-        SELECT config, lexeme, query,
+        SELECT config, lexeme, query, share,
                row_number() OVER w AS place,
                sum(share) OVER w * (SELECT chunks FROM bounded) AS expected
         FROM term_shares
@@ -250,7 +250,10 @@ chosen_terms AS (
 -- lexemes rank high only by holding most of the others: `rest_query`, all the others at once
 -- (from two on), finds those that hold every one of them; `more_query`, any of them, is for a
 -- notebook where the chosen ones match too few (`more_matches`); `all_query`, every lexeme at
--- once (from two on), finds the chunks that hold the whole question, read first.
+-- once (from two on), finds the chunks that hold the whole question, read first where the
+-- chosen ones are expected in more than half of `matched_most` chunks (`index_matches`; the
+-- statistics' share of a word they do not list was half the true one): below that the cap
+-- is not reached and the extra index scan would cost for nothing.
 queries AS (
     SELECT config, string_agg(query::text, ' | ')::tsquery AS query,
            (string_agg(query::text, ' | ') FILTER (WHERE chosen))::tsquery AS match_query,
@@ -258,7 +261,11 @@ queries AS (
                 THEN (string_agg(query::text, ' & ') FILTER (WHERE NOT chosen))::tsquery
            END AS rest_query,
            (string_agg(query::text, ' | ') FILTER (WHERE NOT chosen))::tsquery AS more_query,
-           CASE WHEN count(*) >= 2 THEN string_agg(query::text, ' & ')::tsquery END AS all_query
+           CASE WHEN count(*) >= 2
+                     AND sum(share) FILTER (WHERE chosen) * (SELECT chunks FROM bounded)
+                         > 16000 / 2
+                THEN string_agg(query::text, ' & ')::tsquery
+           END AS all_query
     FROM chosen_terms GROUP BY config
 ),
 -- Every match is first ranked as it is read by `word_rank`: each of the question's words it
