@@ -252,7 +252,7 @@ chosen_terms AS (
 -- notebook where the chosen ones match too few (`more_matches`); `all_query`, every lexeme at
 -- once (from two on), finds the chunks that hold the whole question, read first where the
 -- chosen ones are expected in more than half of `matched_most` chunks (`index_matches`; the
--- statistics' share of a word they do not list was half the true one): below that the cap
+-- statistics put a word they do not list at about half its true share): below that the cap
 -- is not reached and the extra index scan would cost for nothing.
 queries AS (
     SELECT config, string_agg(query::text, ' | ')::tsquery AS query,
@@ -283,10 +283,10 @@ queries AS (
 -- every word of the question is common (its rarest in tens of thousands of a million chunks)
 -- reading them all took seconds. The best are read first: the chunks that hold every word
 -- of the question, then those that hold all but the chosen ones (`rest_query`), then those
--- that hold a chosen one, each set an index scan of its own that leaves out the sets before
--- it, in the order of their rows in the table (the nested loop over `tiers` in their order,
--- stopped by the LIMIT). One query for them all walked every lexeme's chunks in the index,
--- the common ones' too.
+-- that hold a chosen one: each set an index scan of its own that leaves out the sets before
+-- it, its rows in the table's order (the nested loop runs `tiers` in turn and stops at the
+-- LIMIT). One query for them all walked every lexeme's chunks in the index, the common
+-- ones' too.
 index_matches AS MATERIALIZED (
     SELECT c.id, c.source_id, q.config,
            (SELECT sum(ts_rank(c.search_vector, t.query) * t.weight)
@@ -314,8 +314,8 @@ index_matches AS MATERIALIZED (
 -- A large notebook in which those match fewer than `candidates` of its chunks (a word it does
 -- not hold, or holds less often than the whole table's statistics say) is matched on its
 -- other lexemes too; without them its full-text side found next to nothing where the exact
--- one finds their best chunks. At most `matched_most` of them, as above: a question whose
--- chosen words are misspelt matched a quarter of a million chunks here.
+-- one finds their best chunks. At most `matched_most` of them, as above: where the chosen
+-- words are misspelt, the others can match a quarter of a million-chunk notebook.
 more_matches AS MATERIALIZED (
     SELECT c.id, c.source_id, q.config,
            (SELECT sum(ts_rank(c.search_vector, t.query) * t.weight)
