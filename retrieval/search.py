@@ -222,6 +222,12 @@ RESCORED = 100
 LEXICAL_BUDGET = 1_000
 LEXICAL_SHARE = 0.1
 LEXICAL_MOST = 4_000
+# A large notebook's full-text side reads at most MATCHED_MOST of those matches, the chunks
+# holding every word of the question first (hybrid.sql, `index_matches`): each match costs a
+# read of its row, and where all of a question's words are common a million chunks held tens
+# of thousands of matches. Above any notebook's matches at 100k chunks in the bench, so up to
+# there nothing changes; at a million it bounds the search (docs/decisions.md).
+MATCHED_MOST = 16_000
 
 # A notebook of fewer embedded chunks is compared from the origin, not from their mean: a
 # few chunks are no collection whose common direction says nothing, and a lone chunk is
@@ -330,6 +336,7 @@ def hybrid_constants(*, model: str, dimensions: int, k: int, fusion: Fusion) -> 
         "lexical_budget": LEXICAL_BUDGET,
         "lexical_share": LEXICAL_SHARE,
         "lexical_most": LEXICAL_MOST,
+        "matched_most": MATCHED_MOST,
         "centred": profile.centred if fusion.centred is None else fusion.centred,
         "centre_min_chunks": CENTRE_MIN_CHUNKS,
         "centre_sample": CENTRE_SAMPLE,

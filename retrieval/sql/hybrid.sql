@@ -204,12 +204,12 @@ term_weights AS MATERIALIZED (
 -- expected in at most its budget of chunks (`bounded`; always the rarest one), so a common
 -- word does not bring in half the notebook. A notebook matched exactly, on all of them.
 chosen_terms AS (
-    SELECT config, lexeme, query,
+    SELECT config, lexeme, query, share,
            NOT (SELECT large FROM bounded) OR place = 1
                OR expected <= (SELECT budget FROM bounded)
                AS chosen
     FROM (
-        SELECT config, lexeme, query,
+        SELECT config, lexeme, query, share,
                row_number() OVER w AS place,
                sum(share) OVER w * (SELECT chunks FROM bounded) AS expected
         FROM term_shares
@@ -220,14 +220,23 @@ chosen_terms AS (
 -- finds nothing for most questions. A large notebook's chunks that hold none of the chosen
 -- lexemes rank high only by holding most of the others: `rest_query`, all the others at once
 -- (from two on), finds those that hold every one of them; `more_query`, any of them, is for a
--- notebook where the chosen ones match too few (`more_matches`).
+-- notebook where the chosen ones match too few (`more_matches`); `all_query`, every lexeme at
+-- once (from two on), finds the chunks that hold the whole question, read first where the
+-- chosen ones are expected in more than half of `matched_most` chunks (`index_matches`; the
+-- statistics put a word they do not list at about half its true share): below that the cap
+-- is not reached and the extra index scan would cost for nothing.
 queries AS (
     SELECT config, string_agg(query::text, ' | ')::tsquery AS query,
            (string_agg(query::text, ' | ') FILTER (WHERE chosen))::tsquery AS match_query,
            CASE WHEN count(*) FILTER (WHERE NOT chosen) >= 2
                 THEN (string_agg(query::text, ' & ') FILTER (WHERE NOT chosen))::tsquery
            END AS rest_query,
-           (string_agg(query::text, ' | ') FILTER (WHERE NOT chosen))::tsquery AS more_query
+           (string_agg(query::text, ' | ') FILTER (WHERE NOT chosen))::tsquery AS more_query,
+           CASE WHEN count(*) >= 2
+                     AND sum(share) FILTER (WHERE chosen) * (SELECT chunks FROM bounded)
+                         > {matched_most} / 2
+                THEN string_agg(query::text, ' & ')::tsquery
+           END AS all_query
     FROM chosen_terms GROUP BY config
 ),
 -- Every match is first ranked as it is read by `word_rank`: each of the question's words it
@@ -240,9 +249,15 @@ queries AS (
 -- filter on the model is that partial index's predicate, library/vector_indexes.py: without
 -- it no index serves). LATERAL ... OFFSET 0 and a step of its own, before the matches meet
 -- the notebook's sources: otherwise the planner walked every source's chunks testing each,
--- or ran the index scan once per source. The chosen lexemes and `rest_query` as two index
--- scans, their matches OR-ed (`@@ ANY`): in one query the index walked every lexeme's chunks,
--- the common ones' too.
+-- or ran the index scan once per source.
+-- At most `matched_most` matches are read: each costs a read of its row (~5 µs), and where
+-- every word of the question is common (its rarest in tens of thousands of a million chunks)
+-- reading them all took seconds. The best are read first: the chunks that hold every word
+-- of the question, then those that hold all but the chosen ones (`rest_query`), then those
+-- that hold a chosen one: each set an index scan of its own that leaves out the sets before
+-- it, its rows in the table's order (the nested loop runs `tiers` in turn and stops at the
+-- LIMIT). One query for them all walked every lexeme's chunks in the index, the common
+-- ones' too.
 index_matches AS MATERIALIZED (
     SELECT c.id, c.source_id, q.config,
            (SELECT sum(ts_rank(c.search_vector, t.query) * t.weight)
@@ -251,17 +266,27 @@ index_matches AS MATERIALIZED (
     JOIN term_weights w ON w.config = q.config
     CROSS JOIN LATERAL (
         SELECT c.id, c.source_id, c.search_vector
-        FROM library_chunk c
-        WHERE c.embedding_model = {model}
-          AND c.search_vector @@ ANY(array_remove(ARRAY[q.match_query, q.rest_query], NULL))
-        OFFSET 0
+        FROM unnest(array_remove(ARRAY[
+                 q.all_query,
+                 q.rest_query && !! q.match_query,
+                 CASE WHEN q.all_query IS NULL THEN q.match_query
+                      ELSE q.match_query && !! q.all_query END], NULL))
+                 WITH ORDINALITY AS tiers(query, tier)
+        CROSS JOIN LATERAL (
+            SELECT c.id, c.source_id, c.search_vector
+            FROM library_chunk c
+            WHERE c.embedding_model = {model} AND c.search_vector @@ tiers.query
+            OFFSET 0
+        ) c
+        LIMIT {matched_most}
     ) c
     WHERE (SELECT large FROM bounded)
 ),
 -- A large notebook in which those match fewer than `candidates` of its chunks (a word it does
 -- not hold, or holds less often than the whole table's statistics say) is matched on its
 -- other lexemes too; without them its full-text side found next to nothing where the exact
--- one finds their best chunks.
+-- one finds their best chunks. At most `matched_most` of them, as above: where the chosen
+-- words are misspelt, the others can match a quarter of a million-chunk notebook.
 more_matches AS MATERIALIZED (
     SELECT c.id, c.source_id, q.config,
            (SELECT sum(ts_rank(c.search_vector, t.query) * t.weight)
@@ -274,7 +299,7 @@ more_matches AS MATERIALIZED (
         WHERE c.embedding_model = {model} AND c.search_vector @@ q.more_query
           AND NOT c.search_vector @@ q.match_query
           AND NOT coalesce(c.search_vector @@ q.rest_query, false)
-        OFFSET 0
+        LIMIT {matched_most}
     ) c
     WHERE (SELECT large FROM bounded) AND q.more_query IS NOT NULL
       AND (SELECT count(*) FROM (

@@ -205,3 +205,79 @@ def test_a_question_of_stop_words_alone_searches_by_meaning_in_a_large_notebook(
 
     assert len(hits) == 8
     assert cte_rows(notebook, "Why was this?", "rescored") == 0
+
+
+@pytest.fixture
+def orchid_beds(notebook):
+    """A notebook where the question's every word is common: 40 beds of blooming orchids and
+    40 ponds of water first in the table, then the two chunks that hold the whole question
+    ("orchids bloom by the water"), all four far from the query vector; statistics taken."""
+    rows = [f"Orchids bloom in bed {n}." for n in range(40)]
+    rows += [f"Water fills pond {n}." for n in range(40)]
+    best = ["Orchids bloom by the water in bed 90.", "Orchids bloom by the water in bed 91."]
+    rows += best
+    source = Source.objects.create(
+        owner=notebook.owner,
+        kind=Source.Kind.TEXT,
+        title="beds",
+        filename="beds.txt",
+        sha256=f"{next(_hashes):064x}",
+        status=Source.Status.READY,
+        chunk_count=len(rows),
+        search_config="english",
+    )
+    NotebookSource.objects.create(notebook=notebook, source=source)
+    Chunk.objects.bulk_create(
+        Chunk(
+            source=source,
+            ordinal=n,
+            text=text,
+            char_start=0,
+            char_end=len(text),
+            embedding=[0.0, 0.0, 1.0] if text in best else [1.0, 0.01 * n, 0.0],
+            embedding_model=MODEL,
+        )
+        for n, text in enumerate(rows)
+    )
+    Chunk.objects.filter(source=source).update(search_vector=SearchVector("text", config="english"))
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE library_chunk")  # rolled back with the test
+    return best
+
+
+def test_a_large_notebook_reads_at_most_its_cap_of_matches_and_the_whole_question_first(
+    settings, monkeypatch, notebook, orchid_beds
+):
+    """Each of the question's words is in 42 chunks, beyond the budget: the rarest alone is
+    matched, in more chunks than the cap of 5. The two that hold every word come last in the
+    table, so reading the matches in the table's order up to the cap would miss them; they
+    are read first."""
+    settings.RETRIEVAL_EXACT_MAX_CHUNKS = 10
+    monkeypatch.setattr(search_module, "LEXICAL_BUDGET", 10)
+    monkeypatch.setattr(search_module, "LEXICAL_SHARE", 0.01)
+    monkeypatch.setattr(search_module, "MATCHED_MOST", 5)
+    question = "Do orchids bloom by the water?"
+
+    hits = search(notebook, question, k=8, floor=0.5)
+
+    # Below the floor on the dense side: the full-text side alone brings them.
+    assert set(orchid_beds) <= set(texts(hits))
+    assert cte_rows(notebook, question, "index_matches") == 5
+
+
+def test_a_large_notebook_whose_rare_words_match_nothing_reads_at_most_its_cap_of_the_others(
+    settings, monkeypatch, notebook, pond
+):
+    """A misspelt word is the rarest by the statistics and matches nothing: the other words'
+    matches are read instead, at most the cap of them."""
+    settings.RETRIEVAL_EXACT_MAX_CHUNKS = 10
+    monkeypatch.setattr(search_module, "LEXICAL_BUDGET", 10)
+    monkeypatch.setattr(search_module, "LEXICAL_SHARE", 0.01)
+    monkeypatch.setattr(search_module, "MATCHED_MOST", 5)
+    question = "Where is the zygomorfic water?"
+
+    hits = search(notebook, question, k=8)
+
+    assert len(hits) == 8
+    assert cte_rows(notebook, question, "index_matches") == 0
+    assert cte_rows(notebook, question, "more_matches") == 5

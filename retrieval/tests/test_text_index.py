@@ -173,14 +173,17 @@ def test_a_notebooks_full_text_index_is_read_once_whatever_its_sources(
         return ask_for_the_rare_word(notebook)
 
     plan = plan_with_only_full_text_indexes(search)
-    # The chunks are matched in one scan (the planner picks which index, or two ANDed).
+    # The chunks are matched in one scan (the planner picks which index, or two ANDed); a
+    # large notebook's in one per set it reads in turn (hybrid.sql, `index_matches`: at most
+    # the whole question's, all but the chosen words', the chosen words'), whatever its sources.
     matching = cte_plan(plan, "index_matches" if large else "notebook_matches")
     ran = [
         line
         for line in matching
         if " on library_chunk" in line and "Scan" in line and "never executed" not in line
     ]
-    assert ran and all("loops=1)" in line for line in ran), plan
+    loops = [int(line.split("loops=")[1].rstrip(")")) for line in ran]
+    assert ran and max(loops) <= (3 if large else 1), plan
     if large:
         ours = vector_indexes.text_index_name(model=OURS)
         assert any(f"Bitmap Index Scan on {ours}" in line for line in ran), plan
