@@ -7,7 +7,8 @@ name}` in a workbook, `{"heading_path": [...]}` or `{"section": heading}` in a d
 `{}` where no heading is above it. Each question is asked in a notebook holding its file
 alone, through the normal answer path, and scored per kind of file (its suffix):
 
-- quote found: the quote, whitespace runs collapsed, occurs in one of the file's chunks;
+- quote found: the quote, whitespace runs collapsed, occurs in one of the file's chunks (a
+  sheet's number, quoted as stored, also as the sheet shows it: `holds`);
 - place right: in a chunk at its place: the slide's page, the sheet's section, or a section
   path holding the gold heading last (a heading is matched without case, spaces and
   punctuation, so Wikipedia's "Properties[edit]" is "Properties");
@@ -102,8 +103,32 @@ def at_place(chunk: Chunk, where: dict[str, Any]) -> bool:
     )
 
 
+# A number as a sheet shows it: 13.9%, $1,414.00, (800.00), 198,905,700, 25.40°.
+_SHOWN_NUMBER = re.compile(r"(\()?-?[$€£¥]?\s?(\d[\d,]*(?:\.\d+)?|\.\d+)(%?)")
+_STORED_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+def holds(chunk: Chunk, item: PlaceItem) -> bool:
+    """Whether the chunk holds the item's quote. A place-gold set quotes a sheet's number as
+    stored (0.139), and Loupe shows it as the sheet does (13.9%): such a quote is held by a
+    number shown from it, to the shown number's precision."""
+    if normalise(item.quote) in normalise(chunk.text):
+        return True
+    if "sheet" not in item.where or not _STORED_NUMBER.fullmatch(item.quote.strip()):
+        return False
+    stored = float(item.quote)
+    for match in _SHOWN_NUMBER.finditer(chunk.text):
+        digits = match.group(2).replace(",", "")
+        places = len(digits.partition(".")[2])
+        value = float(digits) * (-1 if match.group(1) or match.group(0).startswith("-") else 1)
+        scale = 100 if match.group(3) else 1
+        if abs(value - stored * scale) <= 0.5 * 10**-places + 1e-9:
+            return True
+    return False
+
+
 def _gold(chunk: Chunk, item: PlaceItem) -> bool:
-    return normalise(item.quote) in normalise(chunk.text) and at_place(chunk, item.where)
+    return holds(chunk, item) and at_place(chunk, item.where)
 
 
 @dataclass
@@ -115,6 +140,7 @@ class KindFigures:
     cited: int = 0
     refused: int = 0
     missed: list[dict[str, Any]] = field(default_factory=list)  # gold place not retrieved
+    refusals: list[str] = field(default_factory=list)  # the refused questions' ids
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -125,6 +151,7 @@ class KindFigures:
             "cited": self.cited,
             "refused": self.refused,
             "missed": self.missed,
+            "refusals": self.refusals,
         }
 
 
@@ -152,7 +179,7 @@ def evaluate_places(
     for item in items:
         figures = by_kind[item.kind]
         figures.questions += 1
-        holding = [c for c in chunks[item.file] if normalise(item.quote) in normalise(c.text)]
+        holding = [c for c in chunks[item.file] if holds(c, item)]
         figures.quote_found += bool(holding)
         figures.place_right += any(at_place(chunk, item.where) for chunk in holding)
         with translation.override(reader_language(item.question, given=item.lang)):
@@ -164,7 +191,9 @@ def evaluate_places(
             figures.retrieved[n] += any(_gold(chunk, item) for chunk in passages[:n])
         cited = [c.chunk for c in answer.citations if c.chunk is not None]
         figures.cited += any(_gold(chunk, item) for chunk in cited)
-        figures.refused += answer.message.mode == Message.Mode.REFUSAL
+        if answer.message.mode == Message.Mode.REFUSAL:
+            figures.refused += 1
+            figures.refusals.append(item.id)
         if not any(_gold(chunk, item) for chunk in passages):
             figures.missed.append(
                 {

@@ -7,8 +7,9 @@ contributes is what Excel or Calc last showed for it:
 
 - a formula cell its cached value (the file's, never recomputed; none when the writer saved
   none);
-- numbers as stored (0.139, not the 13.9 % a percentage format shows), dates as 2024-03-01;
-  an .ods cell its displayed text, which is all OpenDocument keeps beside the value;
+- a number or date as its format shows it (13.9%, not the 0.139 stored; $2,500.00;
+  17-09-1961), rendered by cell_formats.py, else as stored (dates as 2024-03-01); an .ods
+  cell its displayed text, which OpenDocument keeps beside the value;
 - a merged cell its text in every cell it covers, unless it covers more than
   MAX_SPELLED_CELLS (a block of instructions is said once, at its first cell).
 
@@ -30,6 +31,7 @@ from pathlib import Path
 
 from lxml import etree
 
+from ingest.loaders import cell_formats
 from ingest.loaders.blocks import DocumentText, clean, table_blocks
 from ingest.loaders.containers import refuse_entities, xml_part
 from ingest.passages import LoaderError, Passage
@@ -152,7 +154,9 @@ def load_xlsx(path: Path, archive: zipfile.ZipFile) -> list[Passage]:
         grid: dict[tuple[int, int], str] = {}
         for row in worksheet.iter_rows(max_col=MAX_COLUMNS):
             for cell in row:
-                text = value_text(cell.value)
+                text = cell_formats.shown(cell.value, cell.number_format)
+                if text is None:
+                    text = value_text(cell.value)
                 if text:
                     grid[(cell.row, cell.column)] = text
                     filled += 1
