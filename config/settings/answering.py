@@ -7,10 +7,10 @@ from django.core.exceptions import ImproperlyConfigured
 
 from config.env import env_bool, env_float, env_int, env_str
 
-# Retrieval (DESIGN.md). The similarity floor depends on the embedding model: e5 scores
+# Retrieval (docs/retrieval.md). The similarity floor depends on the embedding model: e5 scores
 # related and unrelated text close together, so its floor sits higher.
 RETRIEVAL_K = env_int("RETRIEVAL_K", 8, minimum=1)
-# "Ask about this": one source searched alone, more passages, no floor (DESIGN.md).
+# "Ask about this": one source searched alone, more passages, no floor (docs/retrieval.md).
 RETRIEVAL_K_ONE_SOURCE = env_int("RETRIEVAL_K_ONE_SOURCE", 12, minimum=1)
 # Earlier turns of a conversation sent to the chat model, newest first, up to this many
 # (estimated) tokens; they never enter the search.
@@ -22,7 +22,7 @@ RETRIEVAL_MODE = env_str("RETRIEVAL_MODE", "hybrid").lower()
 if RETRIEVAL_MODE not in {"dense", "hybrid"}:
     raise ImproperlyConfigured(f"RETRIEVAL_MODE must be dense or hybrid, got {RETRIEVAL_MODE!r}")
 # Chunks of generated documents take at most this many of the k passages, and only above
-# the floor; uploads come first (DESIGN.md Retrieval).
+# the floor; uploads come first (docs/retrieval.md).
 RETRIEVAL_GENERATED_SLOTS = env_int("RETRIEVAL_GENERATED_SLOTS", 2, minimum=0)
 # A notebook with more chunks than this is searched through the model's HNSW index, a
 # smaller one by an exact scan, but for the vectors of one that holds enough of the index

@@ -47,7 +47,7 @@ if SOURCE_SUMMARIES not in {"auto", "extractive"}:
         f"SOURCE_SUMMARIES must be auto or extractive, got {SOURCE_SUMMARIES!r}"
     )
 
-# Chunking (DESIGN.md).
+# Chunking (docs/architecture.md, "Chunks and embeddings").
 CHUNK_TOKENS = env_int("CHUNK_TOKENS", 420, minimum=10)
 CHUNK_OVERLAP_TOKENS = env_int("CHUNK_OVERLAP_TOKENS", 50, minimum=0)
 if CHUNK_OVERLAP_TOKENS >= CHUNK_TOKENS:

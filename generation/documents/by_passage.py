@@ -21,6 +21,7 @@ from generation.documents import acceptance
 from generation.documents.acceptance import Accepted
 from generation.documents.deadline import Deadline
 from generation.documents.inputs import GenerationFailed, Inputs, passage_place
+from generation.documents.models import kind_name
 from generation.documents.pieces import Piece
 from generation.documents.structured import InvalidOutput, StructuredReply, generate_json
 from texts import Text
@@ -154,7 +155,7 @@ def write_by_passage(
             Text(
                 "The chat model wrote nothing the passages support for this %(kind)s (%(count)s "
                 "passages asked, one at a time).",
-                kind=kind,
+                kind=kind_name(kind),
                 count=len(numbers),
             )
         )
@@ -166,7 +167,11 @@ def write_by_passage(
         check(total.data, len(passages))
     except InvalidOutput as exc:
         raise GenerationFailed(
-            Text("The %(kind)s assembled is not valid: %(error)s.", kind=kind, error=str(exc))
+            Text(
+                "The %(kind)s assembled is not valid: %(error)s.",
+                kind=kind_name(kind),
+                error=str(exc),
+            )
         ) from exc
     if lost:
         logger.info("%s: %s of %s passages gave nothing", kind, lost, len(numbers))
@@ -215,6 +220,7 @@ def _written_part(
             material=_material(inputs, number),
             schema=piece.schema,
             name=f"{kind} part",
+            what=kind_name(kind),
             user=user,
             accept=take,
             passages=0,  # the model writes no markers here

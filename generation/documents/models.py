@@ -9,15 +9,37 @@ from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import gettext_noop
 
 from citations.models import CitedPassage
 from library.background_work import BackgroundWork
 from library.models import Source
 from notebooks.models import Notebook
+from texts import Text
 
 
 def audio_upload_path(document: GeneratedDocument, filename: str) -> str:
     return f"generated/{document.owner_id}/{document.pk}/{filename}"
+
+
+# A kind as it is named inside a sentence of a stored message ("… for this mind map"), so a
+# German reader reads "Mindmap" where the English one reads "mind map", never "mindmap".
+_KIND_IN_A_SENTENCE = {
+    "report": gettext_noop("report"),
+    "quiz": gettext_noop("quiz"),
+    "table": gettext_noop("table"),
+    "mindmap": gettext_noop("mind map"),
+    "infographic": gettext_noop("infographic"),
+    "audio": gettext_noop("audio overview"),
+    "flashcards": gettext_noop("set of flashcards"),
+    "slides": gettext_noop("slide deck"),
+    "video": gettext_noop("video overview"),
+}
+
+
+def kind_name(kind: str) -> Text:
+    """A document kind named in a message that is stored, shown in the reader's language."""
+    return Text(_KIND_IN_A_SENTENCE[kind])
 
 
 class GeneratedDocument(BackgroundWork):

@@ -80,6 +80,7 @@ def generate_json(
     material: str,
     schema: dict[str, Any],
     name: str,
+    what: Text,
     user: User,
     accept: Callable[[dict[str, Any]], T],
     passages: int,
@@ -89,7 +90,8 @@ def generate_json(
 ) -> StructuredReply[T]:
     """The model's JSON for `schema`, as `accept` takes it (it may fix what it can and
     raises InvalidOutput for what it cannot); one repair call, told what was wrong and
-    which of the `passages` numbers exist (0: the kind cites none). With `on_written`, each
+    which of the `passages` numbers exist (0: the kind cites none). `name` names the schema
+    for the server, `what` the reply for the reader of a failure. With `on_written`, each
     reply is streamed and the text so far handed to it as it grows."""
     messages = _first_messages(system=system, material=material, schema=schema)
     budget = _budget_for(messages, max_tokens=max_tokens)
@@ -146,7 +148,7 @@ def generate_json(
                 "The chat model %(model)s did not return a valid %(kind)s twice (first "
                 "%(first)s; then %(then)s).",
                 model=reply.model,
-                kind=name,
+                kind=what,
                 first=str(first_error),
                 then=str(exc),
             )

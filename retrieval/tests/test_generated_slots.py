@@ -1,4 +1,4 @@
-"""Generated documents in a notebook's search (DESIGN.md Retrieval): uploads fill the slots
+"""Generated documents in a notebook's search (docs/retrieval.md): uploads fill the slots
 first; chunks of generated documents take at most RETRIEVAL_GENERATED_SLOTS of the k, only
 at or above the floor; "Ask about this" on a generated document is not capped."""
 

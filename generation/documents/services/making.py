@@ -18,7 +18,7 @@ from generation.documents.deadline import Deadline
 from generation.documents.inputs import GenerationFailed, Inputs, gather
 from generation.documents.kinds import WITHOUT_A_MODEL, kind_module
 from generation.documents.markers import cite
-from generation.documents.models import DocumentCitation, GeneratedDocument
+from generation.documents.models import DocumentCitation, GeneratedDocument, kind_name
 from generation.documents.services.media import export_deck, place, render_video, speak
 from generation.documents.services.writing import piece_for, written, written_by_passage
 from generation.documents.structured import InvalidOutput, parse
@@ -34,15 +34,14 @@ logger = logging.getLogger(__name__)
 
 def needs_a_model(kind: str) -> Text:
     """Why a kind cannot be made without a chat model, and what to do."""
-    with translation.override("en"):
-        name = str(GeneratedDocument.Kind(kind).label)
     return Text(
-        "A %(kind)s needs a chat model: without one it would be made of sentence fragments. "
+        "Making this %(kind)s needs a chat model: without one it would be made of sentence "
+        "fragments. "
         "Without a model the studio makes reports (each chapter's key sentences, quoted), "
         "mind maps (the sources' outline), and slide decks and videos of those key sentences. "
         "Run Loupe with its local model (make run) or configure one (OPENAI_BASE_URL and "
         "CHAT_MODEL).",
-        kind=Text(name),
+        kind=kind_name(kind),
     )
 
 
@@ -165,7 +164,7 @@ def _extractive(document: GeneratedDocument, kind: Any, inputs: Inputs, language
                 "The sources hold too little for an extractive %(kind)s without a chat "
                 "model (%(error)s); configure a chat model (OPENAI_BASE_URL and CHAT_MODEL) "
                 "or add longer sources.",
-                kind=_kind_name(document),
+                kind=kind_name(document.kind),
                 error=str(exc),
             )
         ) from exc
@@ -204,10 +203,3 @@ def index(document: GeneratedDocument) -> None:
     finally:
         GeneratedDocument.objects.filter(pk=document.pk).update(stage=GeneratedDocument.Stage.NONE)
         document.stage = GeneratedDocument.Stage.NONE
-
-
-def _kind_name(document: GeneratedDocument) -> Text:
-    """The kind's name ("Report"), stored in English and shown in the reader's language:
-    the model's choice labels are in the catalogue."""
-    with translation.override("en"):
-        return Text(str(document.get_kind_display()))

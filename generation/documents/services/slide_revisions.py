@@ -166,6 +166,7 @@ def _revise(revision: SlideRevision) -> None:
         material=material,
         schema=slides.slide_schema(),
         name="slide",
+        what=Text("slide"),
         user=revision.requested_by,
         accept=take,
         passages=len(passages),

@@ -20,7 +20,7 @@ from generation.documents.inputs import (
     material_blocks,
     prompt_budget,
 )
-from generation.documents.models import GeneratedDocument
+from generation.documents.models import GeneratedDocument, kind_name
 from generation.documents.pieces import Piece
 from generation.documents.structured import InvalidOutput, generate_json
 from language.tokens import estimate_tokens
@@ -68,11 +68,11 @@ def written(
         raise GenerationFailed(
             Text(
                 "The chat model's prompt (GENERATION_INPUT_TOKENS %(budget)s, context "
-                "CHAT_CONTEXT_TOKENS %(context)s) leaves no room for the material of a "
+                "CHAT_CONTEXT_TOKENS %(context)s) leaves no room for the material of this "
                 "%(kind)s after its instructions and its reply; raise them.",
                 budget=settings.GENERATION_INPUT_TOKENS,
                 context=settings.CHAT_CONTEXT_TOKENS,
-                kind=document.kind,
+                kind=kind_name(document.kind),
             )
         )
 
@@ -108,6 +108,7 @@ def written(
         material=f"Notebook: {document.notebook.title}\n\n{material}",
         schema=schema,
         name=document.kind,
+        what=kind_name(document.kind),
         user=document.owner,
         accept=take,
         passages=len(passages) if acceptance.cites(document.kind) else 0,

@@ -7,11 +7,13 @@ import re
 import xml.etree.ElementTree as ET
 
 import pytest
+from django.utils import translation
 
 from billing.models import Usage
-from generation.documents.models import GeneratedDocument
+from generation.documents.models import GeneratedDocument, kind_name
 from generation.documents.services import document_svg, generate_document, request_document
 from library.models import Source
+from texts import shown
 from texts.errors import UserFacingError
 
 
@@ -69,8 +71,29 @@ def test_an_extractive_document_of_sources_with_nothing_to_use_fails_with_a_mess
     document = make_document("report")
 
     assert document.status == GeneratedDocument.Status.FAILED
-    assert "too little for an extractive Report" in document.error
+    assert "too little for an extractive report" in document.error
     assert "CHAT_MODEL" in document.error
+
+
+def test_a_failed_documents_message_names_its_kind_in_the_readers_language(
+    offline, settings, notebook, add_ready_source, make_document
+):
+    add_ready_source(notebook, b"ok ok ok", "tiny.txt")
+
+    document = make_document("slides")
+
+    assert document.status == GeneratedDocument.Status.FAILED
+    assert "too little for an extractive slide deck" in document.error
+    with translation.override("de"):
+        german = shown(document.error, document.error_i18n)
+    assert "„Foliensatz“" in german
+
+
+def test_every_kind_has_a_name_to_be_named_by_in_a_sentence():
+    with translation.override("de"):
+        names = {kind_name(kind).translated() for kind in GeneratedDocument.Kind}
+
+    assert len(names) == len(GeneratedDocument.Kind)
 
 
 @pytest.mark.parametrize("kind", ["quiz", "table", "infographic", "flashcards", "audio"])
@@ -95,7 +118,7 @@ def test_a_quiz_queued_while_a_model_was_there_fails_saying_it_needs_one(
 
     document.refresh_from_db()
     assert document.status == GeneratedDocument.Status.FAILED
-    assert "A Quiz needs a chat model" in document.error
+    assert "Making this quiz needs a chat model" in document.error
     assert not offline.chat_requests
 
 

@@ -120,7 +120,7 @@ def test_a_deck_malformed_twice_fails_saying_what_was_wrong(
     document = make_document("slides")
 
     assert document.status == GeneratedDocument.Status.FAILED
-    assert "did not return a valid slides twice" in document.error
+    assert "did not return a valid slide deck twice" in document.error
     assert "not JSON" in document.error and "is too long" in document.error
     assert not document.pptx and not document.pdf
 

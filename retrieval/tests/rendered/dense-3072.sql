@@ -98,7 +98,7 @@ candidates AS (
 )
 -- Uploads fill the slots by similarity; chunks of generated documents (which restate the
 -- uploads) may take at most `generated_candidates` (the generated slots) of them, and come
--- after the uploads, so an original always outranks its paraphrase (DESIGN.md Retrieval).
+-- after the uploads, so an original always outranks its paraphrase (docs/retrieval.md).
 -- Everything is held to the floor. The hits'
 -- chunks and sources come with the ranking: a second query to load them cost more than the
 -- columns do here.
