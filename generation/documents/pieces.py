@@ -7,11 +7,13 @@ every claim itself (`cited`), and acceptance checks that the passage supports th
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from generation.documents.markers import with_marker
+from generation.documents.structured import InvalidOutput
 
 
 @dataclass(frozen=True)
@@ -45,3 +47,45 @@ only what it states: no outside knowledge. Write about the subject itself, as th
 do, for a reader who has not seen this part. Write no [n] markers: Loupe cites it itself. \
 If it is only a list, a table of names or a heading, write about the one fact in it a reader \
 would want to know."""
+
+
+HEADING_WORDS = 8  # a heading line in a page: a few words, no figure, no sentence
+PUNCTUATION_RE = re.compile(r"[\d.,;:!?]")
+
+
+def heading_lines(passage: str) -> list[set[str]]:
+    """The words of each line of `passage` that reads like a heading: a section's title or
+    a table's column headings ("package popcon size description")."""
+    return [
+        set(line.lower().split())
+        for line in passage.splitlines()
+        if 2 <= len(line.split()) <= HEADING_WORDS and not PUNCTUATION_RE.search(line)
+    ]
+
+
+def table_line(text: str, passage: str) -> bool:
+    """Whether `text` is a line of the passage's table (or a heading) copied as it stands,
+    not a claim: half its words or more are figures ("knockd V:0, I:3 109"), or all of them
+    are the words of one heading line ("popcon size description")."""
+    tokens = text.lower().replace("…", " ").split()
+    figures = sum(1 for token in tokens if any(char.isdigit() for char in token))
+    if figures >= 2 and 2 * figures >= len(tokens):
+        return True
+    words = {token.strip(".,;:") for token in tokens}
+    return len(words) >= 2 and any(words <= heading for heading in heading_lines(passage))
+
+
+def without_table_lines(field: str) -> Callable[[dict[str, Any], str], dict[str, Any]]:
+    """An `own_words` that leaves out the items of the reply's `field` (bullets, sentences)
+    copied from a table of the passage; InvalidOutput when none is left."""
+
+    def own(reply: dict[str, Any], passage: str) -> dict[str, Any]:
+        kept = [item for item in reply[field] if not table_line(item, passage)]
+        if not kept:
+            raise InvalidOutput(
+                f"every one of the {field} is a line of the text's table or a heading copied "
+                "as it stands; say in a short sentence what the table tells"
+            )
+        return {**reply, field: kept}
+
+    return own

@@ -207,8 +207,9 @@ part of the user's documents.
 
 
 # What a script copied from the page looks like: list dots, line breaks, a table's counts
-# ("V:95, I:964"), or the place the part was given with ("From Debian Reference, …").
-COPIED_RE = re.compile(r"[•▪◦]|\n|\b[VI]:\d|^From [^:]{3,}:")
+# (a letter and a figure: "V:95, I:964"), or the place the part was given with ("From
+# Debian Reference, …").
+COPIED_RE = re.compile(r"[•▪◦]|\n|\b[A-Z]:\d|^From [^:]{3,}:")
 
 
 UP_TO_LAST_SENTENCE_RE = re.compile(r".*[.!?…](?=\s|$)", re.DOTALL)

@@ -10,7 +10,7 @@ from django.utils.translation import ngettext
 from generation.documents.definitions import definition_of
 from generation.documents.inputs import Inputs
 from generation.documents.markers import require_markers
-from generation.documents.pieces import ONE_PASSAGE, Piece, cited
+from generation.documents.pieces import ONE_PASSAGE, Piece, cited, without_table_lines
 from generation.documents.reading import central, cite, parts, read_sentences, source_chunks
 from language.sentences import stands_alone
 
@@ -99,6 +99,7 @@ name commands, figures and names exactly as the document does.
     part=_section,
     assemble=_assembled,
     title=lambda notebook: _("Report: %(notebook)s") % {"notebook": notebook},
+    own_words=without_table_lines("sentences"),
 )
 
 

@@ -11,7 +11,7 @@ from django.utils.translation import gettext as _
 
 from generation.documents.inputs import Inputs
 from generation.documents.markers import require_markers
-from generation.documents.pieces import ONE_PASSAGE, Piece, cited, joined
+from generation.documents.pieces import ONE_PASSAGE, Piece, cited, joined, without_table_lines
 from generation.documents.reading import (
     Sentence,
     central,
@@ -153,6 +153,7 @@ Markdown.
         assemble=lambda parts, title: {"title": title, "slides": joined(parts, "slides")},
         title=title,
         most=most,
+        own_words=without_table_lines("bullets"),
     )
 
 

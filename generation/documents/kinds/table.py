@@ -11,7 +11,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 
 from generation.documents.markers import require_markers
-from generation.documents.pieces import ONE_PASSAGE, Piece, cited, joined
+from generation.documents.pieces import ONE_PASSAGE, Piece, cited, heading_lines, joined
 from generation.documents.structured import InvalidOutput
 from notebooks.markers import strip_markers
 
@@ -95,20 +95,6 @@ def _row_problem(cells: list[str], passage: str) -> str:
     return ""
 
 
-HEADER_WORDS = 8  # a table's heading line in the page: a few words, no figure, no sentence
-PUNCTUATION_RE = re.compile(r"[\d.,;:!?]")
-
-
-def _headers(passage: str) -> list[set[str]]:
-    """The words of each line of `passage` that reads like a table's column headings
-    ("package popcon size description")."""
-    return [
-        set(line.lower().split())
-        for line in passage.splitlines()
-        if 2 <= len(line.split()) <= HEADER_WORDS and not PUNCTUATION_RE.search(line)
-    ]
-
-
 def _own_rows(reply: dict[str, Any], passage: str) -> dict[str, Any]:
     """The reply's rows as cells, those that set facts out (a figure cell that holds no
     figure emptied), the others left out; InvalidOutput naming what was wrong when none
@@ -116,7 +102,10 @@ def _own_rows(reply: dict[str, Any], passage: str) -> dict[str, Any]:
     headings, each made a "thing"."""
     names = [" ".join(row["name"].lower().split()) for row in reply["rows"]]
     headings = {
-        name for header in _headers(passage) if len(header & set(names)) >= 2 for name in header
+        name
+        for header in heading_lines(passage)
+        if len(header & set(names)) >= 2
+        for name in header
     }
     rows, problems = [], []
     for row in reply["rows"]:

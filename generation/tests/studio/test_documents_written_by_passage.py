@@ -10,8 +10,9 @@ import re
 import pytest
 from django.template.loader import render_to_string
 
+from generation.documents import pieces
 from generation.documents.by_passage import spread
-from generation.documents.kinds import quiz, table
+from generation.documents.kinds import quiz, report, table
 from generation.documents.models import GeneratedDocument
 from generation.documents.structured import InvalidOutput
 from generation.tests.studio.conftest import reply
@@ -635,6 +636,63 @@ def test_a_table_row_named_by_the_pages_own_column_headings_is_left_out():
 
     assert [cells[0] for cells in kept] == ["chromium", "lynx", "debugfs"]
     assert [cells[2] for cells in kept] == ["V:37, I:118", "1935", ""]  # a name is no figure
+
+
+LYNX = "Lynx is a text browser."
+BROWSERS = (
+    "There are many web browser packages.\n"
+    "package popcon size description\n"
+    "chromium V:37, I:118 212471 Chromium, open-source browser from Google\n"
+    "lynx V:12, I:124 1935 Lynx, a text browser\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("line", "copied"),
+    [
+        ("chromium V:37, I:118 212471 …", True),
+        ("popcon size description", True),
+        ("Package, popcon, size.", True),
+        ("Chromium is an open-source browser from Google.", False),
+        ("Debian 12 was released on 10 June 2023.", False),  # a date is no table row
+        ("The main archive holds 67,672 packages.", False),
+    ],
+)
+def test_a_line_of_the_pages_table_is_told_from_a_claim(line, copied):
+    assert pieces.table_line(line, BROWSERS) is copied
+
+
+def test_a_report_sentence_copied_from_the_pages_table_is_left_out():
+    section = {"heading": "Browsers", "sentences": ["Package popcon size description.", LYNX]}
+
+    assert report.BY_PASSAGE.own_words is not None
+    assert report.BY_PASSAGE.own_words(section, BROWSERS)["sentences"] == [LYNX]
+
+
+def test_a_slide_bullet_copied_from_the_pages_table_is_left_out_and_asked_again_when_alone(
+    fake_openai, studio_sources, make_document
+):
+    asked: list[str] = []
+
+    def slide(body: dict) -> str:
+        text = passage_of(body)
+        sentence = first_sentence(text)
+        first_time = text not in asked
+        asked.append(text)
+        copied = ["knockd V:0, I:3 109 …", "lynx V:12, I:124 1935"]
+        bullets = copied if first_time else [sentence, *copied]
+        return reply({"heading": heading_of(text), "bullets": bullets, "notes": ""})
+
+    fake_openai.chat_reply_for = slide
+
+    document = make_document("slides")
+
+    assert document.status == GeneratedDocument.Status.READY, document.error
+    bullets = [bullet for each in document.data["slides"] for bullet in each["bullets"]]
+    assert bullets
+    assert not [bullet for bullet in bullets if "V:" in bullet]
+    repairs = [r for r in fake_openai.chat_requests if len(r.body["messages"]) > 2]
+    assert repairs and "table" in repairs[0].body["messages"][-1]["content"]
 
 
 @pytest.mark.parametrize(
