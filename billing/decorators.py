@@ -9,6 +9,7 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse
 from django.http.response import HttpResponseBase
 from django.shortcuts import render
+from django_htmx.http import reswap, retarget
 
 from billing.services import credit_spent_message, has_credit
 
@@ -26,9 +27,7 @@ def credit_spent_response(request: HttpRequest) -> HttpResponse:
         response = render(
             request, "billing/credit_spent.html#notice", context, status=PAYMENT_REQUIRED
         )
-        response["HX-Retarget"] = "#credit-notice"
-        response["HX-Reswap"] = "innerHTML"
-        return response
+        return reswap(retarget(response, "#credit-notice"), "innerHTML")
     return render(request, "billing/credit_spent.html", context, status=PAYMENT_REQUIRED)
 
 

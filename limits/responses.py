@@ -7,6 +7,7 @@ from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
+from django_htmx.http import reswap, retarget
 
 TOO_MANY_REQUESTS = 429
 CONTENT_TOO_LARGE = 413
@@ -33,8 +34,7 @@ def refusal(
     response = HttpResponse(body, status=status)
     if is_htmx:
         # Shown where the action happened: appended to the form that was submitted.
-        response["HX-Retarget"] = "closest form"
-        response["HX-Reswap"] = "beforeend"
+        response = reswap(retarget(response, "closest form"), "beforeend")
     if retry_after:
         response["Retry-After"] = str(retry_after)
     return response

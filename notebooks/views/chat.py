@@ -17,6 +17,7 @@ from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import push_url
 
 from billing.decorators import credit_required, credit_spent_response
 from billing.services import CreditSpent
@@ -92,10 +93,9 @@ def ask(request: HtmxHttpRequest, notebook_id: int) -> HttpResponse:
     context.update({"notebook": notebook, "exchange": [answer.question, answer.message]})
     response = render(request, "notebooks/detail.html#exchange", context)
     # The address bar names the open conversation, so a reload shows it again.
-    response["HX-Push-Url"] = reverse(
-        "notebooks:conversation", args=[notebook.pk, answer.conversation.pk]
+    return push_url(
+        response, reverse("notebooks:conversation", args=[notebook.pk, answer.conversation.pk])
     )
-    return response
 
 
 @login_required
