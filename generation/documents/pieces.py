@@ -63,14 +63,28 @@ def heading_lines(passage: str) -> list[set[str]]:
     ]
 
 
+# What prose copied from the page looks like: list dots, line breaks, a table's counts (a
+# letter and a figure: "V:95, I:964"), or the place a part was given with ("From Debian
+# Reference, …").
+COPIED_RE = re.compile(r"[•▪◦]|\n|\b[A-Z]:\d|^From [^:]{3,}:")
+TABLE_ROW_FIGURES = 3  # figures one after another: a table's row, never prose ("V:95, I:964 425")
+
+
 def table_line(text: str, passage: str) -> bool:
     """Whether `text` is a line of the passage's table (or a heading) copied as it stands,
-    not a claim: half its words or more are figures ("knockd V:0, I:3 109"), or all of them
-    are the words of one heading line ("popcon size description")."""
+    not a claim: figures one after another, or half its words or more figures ("knockd
+    V:0, I:3 109"), or all of them the words of one heading line ("popcon size
+    description")."""
     tokens = text.lower().replace("…", " ").split()
-    figures = sum(1 for token in tokens if any(char.isdigit() for char in token))
+    figured = [any(char.isdigit() for char in token) for token in tokens]
+    figures = sum(figured)
     if figures >= 2 and 2 * figures >= len(tokens):
         return True
+    run = 0
+    for is_figure in figured:
+        run = run + 1 if is_figure else 0
+        if run >= TABLE_ROW_FIGURES:
+            return True
     words = {token.strip(".,;:") for token in tokens}
     return len(words) >= 2 and any(words <= heading for heading in heading_lines(passage))
 

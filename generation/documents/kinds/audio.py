@@ -10,7 +10,7 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from generation.documents.pieces import ONE_PASSAGE, Piece, joined
+from generation.documents.pieces import COPIED_RE, ONE_PASSAGE, Piece, joined
 from generation.documents.structured import InvalidOutput
 
 FOCUS = "main findings, surprising facts and open questions worth discussing"
@@ -204,12 +204,6 @@ part of the user's documents.
         title=lambda notebook: notebook,
         most=max(1, round(turn_count(audio_format, length) / per_passage)),
     )
-
-
-# What a script copied from the page looks like: list dots, line breaks, a table's counts
-# (a letter and a figure: "V:95, I:964"), or the place the part was given with ("From
-# Debian Reference, …").
-COPIED_RE = re.compile(r"[•▪◦]|\n|\b[A-Z]:\d|^From [^:]{3,}:")
 
 
 UP_TO_LAST_SENTENCE_RE = re.compile(r".*[.!?…](?=\s|$)", re.DOTALL)

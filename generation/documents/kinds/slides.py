@@ -11,7 +11,14 @@ from django.utils.translation import gettext as _
 
 from generation.documents.inputs import Inputs
 from generation.documents.markers import require_markers
-from generation.documents.pieces import ONE_PASSAGE, Piece, cited, joined, without_table_lines
+from generation.documents.pieces import (
+    COPIED_RE,
+    ONE_PASSAGE,
+    Piece,
+    cited,
+    joined,
+    without_table_lines,
+)
 from generation.documents.reading import (
     Sentence,
     central,
@@ -119,6 +126,11 @@ def _slide(reply: dict[str, Any], number: int) -> dict[str, Any]:
         raise InvalidOutput(
             f"every bullet ran to {PIECE_BULLET_CHARS} characters and was cut off; make each "
             "a short line"
+        )
+    if COPIED_RE.search(" ".join(reply["notes"].split())):  # a video speaks them
+        raise InvalidOutput(
+            "the notes are copied from the page (a list or a table); write them as plain "
+            "sentences a speaker says"
         )
     return {"slides": [{**reply, "bullets": bullets}]}
 

@@ -12,7 +12,7 @@ from django.template.loader import render_to_string
 
 from generation.documents import pieces
 from generation.documents.by_passage import spread
-from generation.documents.kinds import quiz, report, table
+from generation.documents.kinds import quiz, report, slides, table
 from generation.documents.models import GeneratedDocument
 from generation.documents.structured import InvalidOutput
 from generation.tests.studio.conftest import reply
@@ -651,6 +651,7 @@ BROWSERS = (
     ("line", "copied"),
     [
         ("chromium V:37, I:118 212471 …", True),
+        ("console-setup V:95, I:964 425 Linux console font and keytable utilities", True),
         ("popcon size description", True),
         ("Package, popcon, size.", True),
         ("Chromium is an open-source browser from Google.", False),
@@ -660,6 +661,19 @@ BROWSERS = (
 )
 def test_a_line_of_the_pages_table_is_told_from_a_claim(line, copied):
     assert pieces.table_line(line, BROWSERS) is copied
+
+
+def test_slide_notes_copied_from_a_list_on_the_page_are_asked_again():
+    copied = {
+        "heading": "Archive media",
+        "bullets": ["Acid free paper with ink lasts over 100 years."],
+        "notes": "Optimistic write cycles: • 250,000+ cycles : Harddisk drive • 10,000+ cycles",
+    }
+    spoken = {**copied, "notes": "Paper outlives\nevery disk."}
+
+    with pytest.raises(InvalidOutput, match="notes are copied"):
+        slides.BY_PASSAGE.part(copied, 1)
+    assert slides.BY_PASSAGE.part(spoken, 1)["slides"][0]["notes"] == "Paper outlives\nevery disk."
 
 
 def test_a_report_sentence_copied_from_the_pages_table_is_left_out():
