@@ -10,6 +10,7 @@ document fails only when no passage gave anything."""
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from collections.abc import Callable
@@ -178,6 +179,22 @@ def write_by_passage(
     return total, model
 
 
+# Chinese, Japanese and Korean characters: a small multilingual model (Qwen) slips into them
+# mid-sentence ("not messing with the package管理").
+FOREIGN_SCRIPT_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+
+def _check_script(reply: dict[str, Any], passage: str) -> None:
+    """InvalidOutput when the reply holds characters of a script its passage does not."""
+    written = FOREIGN_SCRIPT_RE.findall(json.dumps(reply, ensure_ascii=False))
+    slipped = "".join(dict.fromkeys(char for char in written if char not in passage))
+    if slipped:
+        raise InvalidOutput(
+            f"it slips into another script ({slipped}); write every word in "
+            "the language you were asked to write in"
+        )
+
+
 def _written_part(
     *,
     kind: str,
@@ -197,6 +214,7 @@ def _written_part(
     alone = [text if n == number else "" for n, text in enumerate(passages, start=1)]
 
     def take(reply: dict[str, Any]) -> Accepted:
+        _check_script(reply, alone[number - 1])
         if piece.own_words is not None:
             reply = piece.own_words(reply, alone[number - 1])
         part = piece.part(reply, number)

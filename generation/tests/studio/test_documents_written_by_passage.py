@@ -143,6 +143,30 @@ def test_a_report_is_a_section_per_passage_in_the_documents_order(
     assert all(cited.supported for cited in document.citations.all())
 
 
+def test_a_section_that_slips_into_another_script_is_asked_again(
+    fake_openai, studio_sources, make_document
+):
+    asked: list[str] = []
+
+    def section(body: dict) -> str:
+        text = passage_of(body)
+        slipped = text not in asked
+        asked.append(text)
+        sentence = first_sentence(text)
+        if slipped:
+            sentence = sentence.rstrip(".") + " and the package管理."
+        return reply({"heading": heading_of(text), "sentences": [sentence]})
+
+    fake_openai.chat_reply_for = section
+
+    document = make_document("report")
+
+    assert document.status == GeneratedDocument.Status.READY, document.error
+    assert "管理" not in document.data["markdown"]
+    repairs = [r for r in fake_openai.chat_requests if len(r.body["messages"]) > 2]
+    assert repairs and "another script (管理)" in repairs[0].body["messages"][-1]["content"]
+
+
 def test_a_brief_video_asks_only_as_many_passages_as_it_has_slides(
     fake_openai, studio_sources, make_document, settings
 ):
