@@ -20,7 +20,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from language.words import terms
+from language.words import ends_a_sentence, terms
 from library.models import Chunk
 
 SUPPORT_THRESHOLD = 0.5
@@ -46,8 +46,9 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     spans = []
     start = 0
     for match in SENTENCE_END_RE.finditer(text):
-        spans.append((start, match.start()))
-        start = match.end()
+        if match.group(0).count("\n") > 1 or ends_a_sentence(text[start : match.start()]):
+            spans.append((start, match.start()))
+            start = match.end()
     spans.append((start, len(text)))
     trimmed = []
     for begin, end in spans:

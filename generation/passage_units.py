@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from language.words import ADMONITIONS
+from language.words import ADMONITIONS, ends_a_sentence
 
 # A line at least WRAP_SHARE of the text's width fills it: it wraps into the next. The
 # width is that of the longer lines (WIDTH_PERCENTILE), not the longest: one long path
@@ -45,15 +45,6 @@ BULLET_RE = re.compile(r"^(?:[•◦▪‣∙·*–-]|\d{1,2}[.)])\s")
 CLOSING_RE = re.compile(r"[.!?…:;][\"'”’“»«)\]]*$")
 SENTENCE_CLOSED_RE = re.compile(r"[.!?…][\"'”’“»«)\]]*$")
 SENTENCE_END_RE = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+(?=[\"'“„”(\[]?[\w$#•])")
-# A piece ending in one of these did not end a sentence ("e.g. ", "z. B. ", "Abs. 3").
-# fmt: off
-ABBREVIATIONS = frozenset((
-    "e.g", "i.e", "cf", "vs", "approx", "fig", "no", "sec", "z", "b", "d", "h", "u", "a",
-    "z.b", "d.h", "u.a", "s.o", "s.u", "o.ä", "bzw", "vgl", "ca", "nr", "dr", "ggf", "evtl",
-    "inkl", "abs", "bspw", "sog", "s",
-))
-# fmt: on
-ABBREVIATION_RE = re.compile(r"(?:^|[\s(])([\w.]+)\.$")
 # Sentences about the document rather than its subject ("This chapter describes …",
 # "In diesem Abschnitt …"), and bare pointers elsewhere ("See Section 9.3.").
 ABOUT_DOCUMENT_RE = re.compile(
@@ -172,8 +163,7 @@ def split_sentences(block: str) -> list[str]:
     start = 0
     for match in SENTENCE_END_RE.finditer(block):
         piece = block[start : match.start()].strip()
-        abbreviation = ABBREVIATION_RE.search(piece)
-        if abbreviation and abbreviation.group(1).casefold() in ABBREVIATIONS:
+        if not ends_a_sentence(piece):
             continue
         rest = block[match.end() :]
         if rest[:1].islower() and not MANUAL_PAGE_START_RE.match(rest):

@@ -36,6 +36,15 @@ STOPWORDS = frozenset((
         "auch", "noch", "nur", "sich", "dass", "als",
 ))
 # fmt: on
+# A piece ending in one of these did not end a sentence ("e.g. ", "z. B. ", "Abs. 3").
+# fmt: off
+ABBREVIATIONS = frozenset((
+    "e.g", "i.e", "cf", "vs", "approx", "fig", "no", "sec", "z", "b", "d", "h", "u", "a",
+    "z.b", "d.h", "u.a", "s.o", "s.u", "o.ä", "bzw", "vgl", "ca", "nr", "dr", "ggf", "evtl",
+    "inkl", "abs", "bspw", "sog", "s",
+))
+# fmt: on
+ABBREVIATION_RE = re.compile(r"(?:^|[\s(])([\w.]+)\.$")
 STEM_CHARS = 5  # compare word beginnings so "vaccines" meets "vaccine", "Impfung" "Impfungen"
 
 
@@ -86,3 +95,14 @@ def head(passages: list[str], *, words: int) -> str:
         if not left:
             break
     return "\n\n".join(piece.strip() for piece in pieces)
+
+
+def ends_a_sentence(piece: str) -> bool:
+    """Whether the stop that ends `piece` ends a sentence: not when it closes an
+    abbreviation ("e.g.", "z. B.") or an initial ("Ivan E. Moore")."""
+    found = ABBREVIATION_RE.search(piece)
+    if found is None:
+        return True
+    word = found.group(1)
+    return word.casefold() not in ABBREVIATIONS and not (len(word) == 1 and word.isupper())
+

@@ -18,6 +18,15 @@ def test_sentence_spans_cut_the_text_verbatim():
     ]
 
 
+def test_a_sentence_does_not_end_at_an_initial_or_an_abbreviation():
+    text = "It was written by Ivan E. Moore II. Tools, e.g. aptitude, help. Siehe z. B. apt."
+    assert [text[a:b] for a, b in sentence_spans(text)] == [
+        "It was written by Ivan E. Moore II.",
+        "Tools, e.g. aptitude, help.",
+        "Siehe z. B. apt.",
+    ]
+
+
 def test_each_marker_collects_the_sentences_that_carry_it():
     claims = claims_by_marker("Herons eat fish [1]. Trains leave at noon. [2] Both [1][2].")
     assert claims == {
