@@ -105,4 +105,3 @@ def ends_a_sentence(piece: str) -> bool:
         return True
     word = found.group(1)
     return word.casefold() not in ABBREVIATIONS and not (len(word) == 1 and word.isupper())
-
