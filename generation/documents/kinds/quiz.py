@@ -82,7 +82,8 @@ def _part(reply: dict[str, Any], number: int) -> dict[str, Any]:
     named = set(content_terms(answer))
     if named and named <= set(content_terms(reply["question"])):
         raise InvalidOutput(
-            "the question names its own answer; ask so that the key term is the answer"
+            f"the question names its own answer, {answer!r}; write a question whose answer "
+            f"is {answer!r} without writing {answer!r} in it"
         )
     if ABOUT_THE_TEXT_RE.search(reply["question"]):
         raise InvalidOutput(
