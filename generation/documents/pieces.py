@@ -68,14 +68,20 @@ def heading_lines(passage: str) -> list[set[str]]:
 # Reference, …").
 COPIED_RE = re.compile(r"[•▪◦]|\n|\b[A-Z]:\d|^From [^:]{3,}:")
 TABLE_ROW_FIGURES = 3  # figures one after another: a table's row, never prose ("V:95, I:964 425")
+# A numbered heading copied as a claim ("Section 3.1.1: The power-on event", "3.1.1 Stage 1").
+NUMBERED_HEADING_RE = re.compile(
+    r"^(?:(?:Section|Chapter|Abschnitt|Kapitel)\s+\d+(?:\.\d+)*|\d+\.\d+\.\d+)\b", re.IGNORECASE
+)
 
 
 def table_line(text: str, passage: str) -> bool:
     """Whether `text` is a line of the passage's table (or a heading) copied as it stands,
     not a claim: figures one after another, or half its words or more figures ("knockd
-    V:0, I:3 109"), or all of them the words of one heading line ("popcon size
-    description")."""
+    V:0, I:3 109"), all of them the words of one heading line ("popcon size
+    description"), or a numbered heading ("Section 3.1.1: The power-on event")."""
     tokens = text.lower().replace("…", " ").split()
+    if NUMBERED_HEADING_RE.match(text.strip()) and len(tokens) <= HEADING_WORDS:
+        return True
     figured = [any(char.isdigit() for char in token) for token in tokens]
     figures = sum(figured)
     if figures >= 2 and 2 * figures >= len(tokens):

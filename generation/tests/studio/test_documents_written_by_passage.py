@@ -677,6 +677,9 @@ BROWSERS = (
         ("chromium V:37, I:118 212471 …", True),
         ("console-setup V:95, I:964 425 Linux console font and keytable utilities", True),
         ("popcon size description", True),
+        ("Section 3.1.1: The power-on event", True),
+        ("3.1.1 Stage 1: the UEFI", True),
+        ("2.5 million packages are in the archive.", False),
         ("Package, popcon, size.", True),
         ("Chromium is an open-source browser from Google.", False),
         ("Debian 12 was released on 10 June 2023.", False),  # a date is no table row
