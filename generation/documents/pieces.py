@@ -76,15 +76,15 @@ NUMBERED_HEADING_RE = re.compile(
 
 def table_line(text: str, passage: str) -> bool:
     """Whether `text` is a line of the passage's table (or a heading) copied as it stands,
-    not a claim: figures one after another, or half its words or more figures ("knockd
-    V:0, I:3 109"), all of them the words of one heading line ("popcon size
+    not a claim: figures one after another, or more than half its words figures ("knockd
+    V:0, I:3"), all of them the words of one heading line ("popcon size
     description"), or a numbered heading ("Section 3.1.1: The power-on event")."""
     tokens = text.lower().replace("…", " ").split()
     if NUMBERED_HEADING_RE.match(text.strip()) and len(tokens) <= HEADING_WORDS:
         return True
     figured = [any(char.isdigit() for char in token) for token in tokens]
     figures = sum(figured)
-    if figures >= 2 and 2 * figures >= len(tokens):
+    if figures >= 2 and 2 * figures > len(tokens):
         return True
     run = 0
     for is_figure in figured:

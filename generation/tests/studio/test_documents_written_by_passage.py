@@ -680,6 +680,8 @@ BROWSERS = (
         ("Section 3.1.1: The power-on event", True),
         ("3.1.1 Stage 1: the UEFI", True),
         ("2.5 million packages are in the archive.", False),
+        ("knockd V:0, I:3", True),
+        ("Released 10 June 2023", False),
         ("Package, popcon, size.", True),
         ("Chromium is an open-source browser from Google.", False),
         ("Debian 12 was released on 10 June 2023.", False),  # a date is no table row
