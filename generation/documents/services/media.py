@@ -31,9 +31,7 @@ def speak(
         raise GenerationFailed(
             Text("The script cannot be spoken: %(error)s.", error=message_of(exc))
         ) from exc
-    if document.audio:
-        document.audio.delete(save=False)
-    document.audio.save(f"overview-{document.pk}.mp3", ContentFile(spoken.mp3), save=False)
+    _replace(document.audio, f"overview-{document.pk}.mp3", spoken.mp3)
     document.audio_seconds = round(spoken.seconds, 2)
     assign(document, "audio_engine", spoken.engine)
 
@@ -53,9 +51,7 @@ def export_deck(document: GeneratedDocument, data: dict[str, Any], places: dict[
         (document.pptx, "pptx", decks.pptx_bytes(data, places)),
         (document.pdf, "pdf", decks.pdf_bytes(data, places)),
     ):
-        if field:
-            field.delete(save=False)
-        field.save(f"slides-{document.pk}.{suffix}", ContentFile(made), save=False)
+        _replace(field, f"slides-{document.pk}.{suffix}", made)
 
 
 def render_video(
@@ -86,8 +82,14 @@ def render_video(
         raise GenerationFailed(
             Text("The narration cannot be spoken: %(error)s.", error=message_of(exc))
         ) from exc
-    if document.video:
-        document.video.delete(save=False)
-    document.video.save(f"overview-{document.pk}.mp4", ContentFile(rendered.mp4), save=False)
+    _replace(document.video, f"overview-{document.pk}.mp4", rendered.mp4)
     document.video_seconds = round(rendered.seconds, 2)
     assign(document, "audio_engine", rendered.engine)
+
+
+def _replace(field: Any, name: str, content: bytes) -> None:
+    """The file of `field` (an audio, deck or video file) replaced by `content`; the row is
+    saved by the caller."""
+    if field:
+        field.delete(save=False)
+    field.save(name, ContentFile(content), save=False)
