@@ -64,7 +64,7 @@ def test_english_is_spoken_by_the_neural_voice_in_two_pitches(local_only, owner,
     # Twelve words at about 150 a minute.
     for speech in (first, second):
         assert 2.5 < speech.seconds < 8.0
-    assert brightness(second) > brightness(first) * 1.1  # 1.13 without noise, 1.0 unpitched
+    assert brightness(second) > brightness(first) * 1.1  # 1.13 without noise, 0.97 unpitched
     rows = Usage.objects.filter(kind="tts", model="local/piper-joe")
     assert [row.cost for row in rows] == [0, 0]
     assert price_for("local/piper-joe") == Price()
