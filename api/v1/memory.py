@@ -9,7 +9,7 @@ from ninja import Field, Router, Schema, Status
 from api.auth import WRITE, ApiRequest
 from api.errors import COMMON, ApiError
 from api.v1.common import get_notebook
-from api.v1.schemas import NO_NUL
+from api.v1.schemas import WORDS
 from memory import services
 from memory.models import MAX_FACT_CHARS, Memory
 from memory.services import MemoryRefused
@@ -20,13 +20,16 @@ router = Router(tags=["memory"])
 
 class MemoryIn(Schema):
     text: str = Field(
-        ..., description=f"the fact, at most {MAX_FACT_CHARS} characters", pattern=NO_NUL
+        ...,
+        description=f"the fact, at most {MAX_FACT_CHARS} characters",
+        max_length=MAX_FACT_CHARS,
+        pattern=WORDS,
     )
     everywhere: bool = Field(False, description="true: for all your notebooks, not this one")
 
 
 class MemoryPatch(Schema):
-    text: str | None = Field(None, pattern=NO_NUL)
+    text: str | None = Field(None, max_length=MAX_FACT_CHARS, pattern=WORDS)
     everywhere: bool | None = None
 
 

@@ -17,6 +17,8 @@ from texts import shown
 
 # No NUL in any text: PostgreSQL stores none, so the schema says so (a 422 naming the field).
 NO_NUL = r"^[^\x00]*$"
+# ... and at least one character that is not a space: a text the service needs words in.
+WORDS = r"^[^\x00]*[^\x00\s][^\x00]*$"
 
 
 class NotebookIn(Schema):
