@@ -22,7 +22,7 @@ WORDS = r"^[^\x00]*[^\x00\s][^\x00]*$"
 
 
 class NotebookIn(Schema):
-    title: str = Field(..., min_length=1, max_length=200, pattern=NO_NUL)
+    title: str = Field(..., max_length=200, pattern=WORDS)
 
 
 class NotebookOut(Schema):
@@ -137,7 +137,7 @@ class ConversationDetailOut(ConversationOut):
 
 
 class AskIn(Schema):
-    question: str = Field(..., min_length=1, max_length=10_000, pattern=NO_NUL)
+    question: str = Field(..., max_length=10_000, pattern=WORDS)
     conversation: int | None = Field(None, description="a conversation of yours to continue")
     source: int | None = Field(None, description="ask only this source of the notebook")
 
@@ -150,12 +150,12 @@ class AnswerOut(Schema):
 
 
 class NoteIn(Schema):
-    content: str = Field(..., min_length=1, max_length=50_000, pattern=NO_NUL)
+    content: str = Field(..., max_length=50_000, pattern=WORDS)
     title: str = Field("", max_length=200, pattern=NO_NUL)
 
 
 class NotePatch(Schema):
-    content: str | None = Field(None, min_length=1, max_length=50_000, pattern=NO_NUL)
+    content: str | None = Field(None, max_length=50_000, pattern=WORDS)
     title: str | None = Field(None, max_length=200, pattern=NO_NUL)
     posted: bool | None = None
     is_source: bool | None = Field(

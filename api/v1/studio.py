@@ -13,6 +13,7 @@ from api.auth import WRITE, ApiRequest
 from api.errors import BILLED, COMMON, ApiError, ErrorOut
 from api.v1.common import billed, get_notebook
 from api.v1.schemas import (
+    WORDS,
     DocumentDetailOut,
     DocumentIn,
     DocumentOut,
@@ -277,7 +278,7 @@ def retry(request: ApiRequest, notebook_id: int, document_id: int) -> Status:
 
 class RevisionIn(Schema):
     instruction: str = Field(
-        ..., min_length=1, max_length=500, description='how to revise it, e.g. "shorter"'
+        ..., max_length=500, description='how to revise it, e.g. "shorter"', pattern=WORDS
     )
 
 
