@@ -135,14 +135,28 @@ def without_restatements(text: str, said: str) -> str:
     [1].", "The command to show the UUID of a partition is [1][2]."), or that names the
     passages ("This command is found in the passage [1]."). Such a sentence holds
     nothing from the sources, yet shown it reads as a cited claim. The first sentence
-    stays: it may be the answer to a yes-or-no question."""
+    stays: it may be the answer to a yes-or-no question. Markers standing after a full stop
+    ("… umstellen. [1][3]") belong to the sentence before, and go only with it."""
     known = set(terms(f"{said} {POINTING_WORDS}"))
-    saying_nothing = [
-        (start, end)
-        for start, end in claim_spans(text)[1:]
-        if set(terms(MARKER_RE.sub("", text[start:end]))) <= known
-        or PASSAGE_RE.search(text[start:end])
-    ]
+    saying_nothing: list[tuple[int, int]] = []
+    first, dropped = True, False
+    for start, end in claim_spans(text):
+        sentence = text[start:end]
+        if hollow(sentence):
+            if dropped:
+                saying_nothing.append((start, end))
+            continue
+        # The markers a sentence opens with are the sentence before's.
+        opening = OPENING_MARKERS_RE.match(sentence)
+        opens = opening.end() if opening else 0
+        if dropped and opens:
+            saying_nothing.append((start, start + opens))
+        dropped = not first and (
+            set(terms(MARKER_RE.sub("", sentence))) <= known or bool(PASSAGE_RE.search(sentence))
+        )
+        first = False
+        if dropped:
+            saying_nothing.append((start + opens, end))
     for start, end in reversed(saying_nothing):
         text = text[:start] + text[end:].removeprefix(" ")
     return re.sub(r"\n{3,}", "\n\n", text).strip()

@@ -140,6 +140,17 @@ def test_the_first_sentence_stays_though_it_only_repeats_the_question():
     assert without_restatements(pointing, "Do herons wait?") == "Herons wait [1]."
 
 
+def test_markers_after_the_full_stop_stay_with_their_sentence():
+    # As the model writes them under the answer grammar: "… umstellen. [1][3]".
+    question = "Sollte ich meine Login-Shell mit chsh auf zsh umstellen?"
+    answer = "Ja, ich soll meine Login-Shell mit chsh auf zsh umstellen. [1][3]"
+    assert without_restatements(answer, question) == answer
+    both = "Herons wait. [1] This is stated in [2]. [2] They fish at dawn. [3]"
+    assert without_restatements(both, "Do herons wait?") == (
+        "Herons wait. [1] They fish at dawn. [3]"
+    )
+
+
 def test_an_answer_without_one_supported_sentence_says_so(fake_openai, owner, notebook, library):
     numbered(
         fake_openai,
