@@ -151,6 +151,24 @@ def test_markers_after_the_full_stop_stay_with_their_sentence():
     )
 
 
+@pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
+def test_the_answer_grammar_goes_with_the_request_naming_the_passages_there_are(
+    fake_openai, owner, notebook, library, settings, streamed
+):
+    fake_openai.chat_replies += ["Herons wait at the pond. [1]", "Herons wait at the pond. [1]"]
+
+    ask(owner, notebook, streamed)
+    settings.CHAT_ANSWER_GRAMMAR = True
+    answer = ask(owner, notebook, streamed)
+
+    without, under = fake_openai.chat_requests
+    assert "grammar" not in without.body  # an OpenAI server knows no such parameter
+    grammar = under.body["grammar"]
+    assert grammar.startswith('root ::= "NOT_IN_SOURCES" | item')
+    assert grammar.endswith('number ::= "1" | "2" | "3"')  # three sources, three passages
+    assert answer.message.content == "Herons wait at the pond. [1]"
+
+
 def test_an_answer_without_one_supported_sentence_says_so(fake_openai, owner, notebook, library):
     numbered(
         fake_openai,
