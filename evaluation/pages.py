@@ -38,7 +38,7 @@ from django.utils import timezone, translation
 
 from evaluation.recall import RECALL_AT, EvaluationError, normalise
 from generation.answering import Answer, answer_question
-from generation.citations import claim_spans, hollow
+from generation.citations import OPENING_MARKERS_RE, claim_spans, hollow
 from ingest.services import add_source
 from ingest.waiting import wait_for_sources
 from library import embedding_state
@@ -232,12 +232,22 @@ def answer_row(answer: Answer, item: PageItem, seconds: float) -> dict[str, Any]
     a verified citation backs."""
     text = answer.message.content
     supported = {citation.n for citation in answer.citations if citation.supported}
-    sentences = [text[start:end] for start, end in claim_spans(text)]
-    backed = [
-        sentence
-        for sentence in sentences
-        if any(int(n) in supported for n in _MARKER_RE.findall(sentence))
-    ]
+    spans = claim_spans(text)
+    sentences, backed = [], []
+    for number, (start, end) in enumerate(spans):
+        sentence = text[start:end]
+        if hollow(sentence):  # markers after a full stop: the sentence before's
+            continue
+        # The markers a span opens with are the sentence before's ("… pond. [1] Then …").
+        own = OPENING_MARKERS_RE.match(sentence)
+        after = text[spans[number + 1][0] :] if number + 1 < len(spans) else ""
+        opening = OPENING_MARKERS_RE.match(after)
+        markers = _MARKER_RE.findall(
+            sentence[own.end() if own else 0 :] + (opening.group(0) if opening else "")
+        )
+        sentences.append(sentence)
+        if any(int(n) in supported for n in markers):
+            backed.append(sentence)
     cited = _cited_pages(answer)
     return {
         "id": item.id,

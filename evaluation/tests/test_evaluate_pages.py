@@ -149,7 +149,7 @@ def test_answers_mode_reads_every_answer_as_a_person_would(fake_openai, page_set
     fake_openai.chat_replies += [
         "They wait at the edge of the pond [1]. Penguins read newspapers.",
         "[1][2] [1][3]",  # only markers: quoted from the passages instead
-        "Moss grows on the north side of old oak trees [1].",
+        "Moss grows on the north side of old oak trees. [1]",  # the marker after the stop
     ]
 
     figures = json.loads(
@@ -166,6 +166,7 @@ def test_answers_mode_reads_every_answer_as_a_person_would(fake_openai, page_set
     assert first["cited_pages"] == [1]
     assert second["mode"] == "extractive" and not second["marker_only"]
     assert third["gold_cited"] and third["seconds"] >= 0
+    assert (third["sentences"], third["supported_sentences"]) == (1, 1)
     en = figures["questions"]["en"]
     assert (en["sentences"], en["supported_sentences"], en["marker_only"]) == (
         2 + second["sentences"],
