@@ -5,17 +5,18 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from analytics.figures import figures
 from analytics.models import QuestionLog
 from analytics.services import delete_expired_logs, delete_user_log
+from ops.commands import DatabaseCommand
 from sharing import access
 from sharing.models import Role
 from texts.errors import UserFacingError
 
 
-class Command(BaseCommand):
+class Command(DatabaseCommand):
     help = (
         "The question log: its figures for a notebook or the site (report), deleting what "
         "is older than QUESTION_LOG_DAYS (purge), or one person's questions (forget-user)."

@@ -5,13 +5,14 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from api import mcp_server
 from api.tokens import find_token
+from ops.commands import DatabaseCommand
 
 
-class Command(BaseCommand):
+class Command(DatabaseCommand):
     help = (
         "Serve Loupe's MCP tools over stdio, as the user of a personal access token "
         "(--token, or LOUPE_TOKEN in the environment)."

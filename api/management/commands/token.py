@@ -6,13 +6,14 @@ import json
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from api.models import AccessToken
 from api.tokens import TokenRefused, create_token, revoke_token, tokens_of
+from ops.commands import DatabaseCommand
 
 
-class Command(BaseCommand):
+class Command(DatabaseCommand):
     help = "Create (printing the token alone), list and revoke a user's personal access tokens."
 
     def add_arguments(self, parser: CommandParser) -> None:

@@ -4,12 +4,13 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from billing.services import balance, grant_credit
+from ops.commands import DatabaseCommand
 
 
-class Command(BaseCommand):
+class Command(DatabaseCommand):
     help = "Add credit to a user's ledger (a negative amount takes some away)."
 
     def add_arguments(self, parser: CommandParser) -> None:

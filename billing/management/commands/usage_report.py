@@ -6,12 +6,13 @@ from decimal import Decimal
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from billing.services import usage_summary, usage_totals
+from ops.commands import DatabaseCommand
 
 
-class Command(BaseCommand):
+class Command(DatabaseCommand):
     help = "Print usage and cost per day, user, kind and model."
 
     def add_arguments(self, parser: CommandParser) -> None:

@@ -5,7 +5,7 @@ from pathlib import Path
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 from django.utils import timezone
 
 from evaluation.pages import evaluate_pages, ingest_pdfs, load_offtopic, load_page_items
@@ -20,9 +20,10 @@ from evaluation.recall import (
     require_chat_model,
 )
 from notebooks.models import Notebook
+from ops.commands import DatabaseCommand
 
 
-class Command(BaseCommand):
+class Command(DatabaseCommand):
     help = (
         "Measure retrieval on a question set: ingest DIR/<doc_id>.txt for the documents the "
         "questions name into a fresh notebook (documents the user added before are linked, "

@@ -5,7 +5,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 from django.utils import translation
 
 from billing.services import CreditSpent
@@ -14,6 +14,7 @@ from generation.citations import unsupported_sentences
 from library.languages import reader_language
 from library.models import Source
 from notebooks.models import Conversation, Notebook
+from ops.commands import DatabaseCommand
 from providers.errors import ProviderError
 from providers.local_model import join_running_server
 from retrieval.chosen_sources import parse_source_ids, source_choice
@@ -22,7 +23,7 @@ from sharing.models import Role
 from texts.errors import UserFacingError
 
 
-class Command(BaseCommand):
+class Command(DatabaseCommand):
     help = "Ask a question in a notebook and print the answer with its citations."
 
     def add_arguments(self, parser: CommandParser) -> None:

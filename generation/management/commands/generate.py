@@ -5,11 +5,12 @@ import sys
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from generation.documents.kinds import KINDS
 from generation.documents.models import GeneratedDocument
 from generation.documents.services import LANGUAGES, request_document, wait_for_document
+from ops.commands import DatabaseCommand
 from ops.waiting import GaveUp
 from providers.chat import chat_available
 from providers.local_model import join_running_server
@@ -19,7 +20,7 @@ from sharing.models import Role
 from texts.errors import UserFacingError
 
 
-class Command(BaseCommand):
+class Command(DatabaseCommand):
     help = (
         "Generate one document (report, quiz, table, mind map, infographic, audio overview, "
         "flashcards, slide deck or video overview) from a notebook's sources and wait for it "

@@ -7,19 +7,20 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from ingest.services.add_and_wait import add_and_wait
 from library.models import Preferences, Source
 from notebooks.models import Notebook
 from notebooks.services import get_or_create_notebook
+from ops.commands import DatabaseCommand
 from ops.waiting import GaveUp
 from sharing import access
 from sharing.models import Role
 from texts.errors import UserFacingError
 
 
-class Command(BaseCommand):
+class Command(DatabaseCommand):
     help = (
         "Add files and web pages (http:// or https:// URLs) to a notebook, process them and "
         "wait: with no worker running, it runs their jobs (only theirs) itself. Creates the "

@@ -4,16 +4,17 @@ import json
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from memory import services
 from memory.services import MemoryRefused
+from ops.commands import DatabaseCommand
 from sharing import access
 from sharing.models import Role
 from texts.errors import UserFacingError
 
 
-class Command(BaseCommand):
+class Command(DatabaseCommand):
     help = (
         "List, add or forget the facts a person asked the chat to remember in a notebook "
         "(as /memory, /remember, /forget and /memory clear do there)."

@@ -5,12 +5,13 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import CommandParser
 
+from ops.commands import DatabaseCommand
 from ops.first_run import DEMO_USERNAME, demo_login_file, shown_path
 
 
-class Command(BaseCommand):
+class Command(DatabaseCommand):
     help = (
         "Create the demo user if missing and print its login. The password is generated "
         "once and kept in the data folder (demo-login.txt), so the printed login always works. "

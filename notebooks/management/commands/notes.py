@@ -4,14 +4,15 @@ import json
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
+from ops.commands import DatabaseCommand
 from retrieval.chosen_sources import source_choice
 from sharing import access
 from texts.errors import UserFacingError
 
 
-class Command(BaseCommand):
+class Command(DatabaseCommand):
     help = (
         "List the notes a person may read in a notebook (their own and the posted ones), "
         "with their citations, and the notebook's sources with which are ticked for them."

@@ -2,12 +2,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import CommandParser
 
+from ops.commands import DatabaseCommand
 from ops.worker import run_worker
 
 
-class Command(BaseCommand):
+class Command(DatabaseCommand):
     help = (
         "Run a job worker until stopped (SIGTERM, Ctrl-C). Unlike `procrastinate worker`, "
         "it starts again by itself after losing the database (a PostgreSQL restart)."

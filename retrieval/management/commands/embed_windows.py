@@ -2,14 +2,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from library import embedding_state
+from ops.commands import DatabaseCommand
 from providers.errors import ProviderError
 from retrieval import profiles, windows
 
 
-class Command(BaseCommand):
+class Command(DatabaseCommand):
     help = (
         "Embed the parts (RETRIEVAL_WINDOW_WORDS words) of every chunk of the active model "
         "that has none yet, for hybrid search (retrieval/windows.py): chunks written before "

@@ -2,17 +2,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from library import embedding_state, vector_indexes
 from library.models import EmbeddingState
+from ops.commands import DatabaseCommand
 from ops.worker import drain_queue
 from providers import embeddings
 from providers.embeddings import EmbeddingModel
 from retrieval.reembed import NothingToDo, start_reembed
 
 
-class Command(BaseCommand):
+class Command(DatabaseCommand):
     help = (
         "Switch the embedding model without downtime: embed every chunk with MODEL (default: "
         "the configured EMBEDDING_MODEL, or the local model) in the background while the "
