@@ -3,6 +3,7 @@ from __future__ import annotations
 from django.utils.translation import gettext_noop
 
 from language.tokens import estimate_tokens
+from language.words import CJK_RANGES, CJK_RE
 from library.languages import LANGUAGE_NAMES, detect_language
 
 # What the model is told to reply when the passages do not answer (generation/not_covered.py).
@@ -45,16 +46,21 @@ separator ::= " " | "\\n" | "\\n\\n"
 item ::= ("- " | "* ")? sentence
 sentence ::= text (" "? markers end? | end " " markers)
 text ::= word (" " word)*
-word ::= ([^ \\n\\[\\].!?] | [.!?] [^ \\n\\[\\].!?])+
+word ::= ([^ \\n\\[\\].!?{barred}] | [.!?] [^ \\n\\[\\].!?{barred}])+
 markers ::= "[" number "]" ("[" number "]")*
 end ::= [.!?]
 number ::= {numbers}"""
 
 
-def answer_grammar(passages: int) -> str:
-    """ANSWER_GRAMMAR for a prompt of `passages` numbered passages (at least one)."""
-    numbers = " | ".join(f'"{number}"' for number in range(1, passages + 1))
-    return ANSWER_GRAMMAR.format(refusal=NOT_COVERED_SENTINEL, numbers=numbers)
+def answer_grammar(passages: list[str], question: str) -> str:
+    """ANSWER_GRAMMAR for a prompt of `passages` (their texts, numbered from 1). Chinese,
+    Japanese and Korean characters are barred unless the question or a passage has some:
+    Qwen slips into them mid-answer."""
+    numbers = " | ".join(f'"{number}"' for number in range(1, len(passages) + 1))
+    barred = ""
+    if not any(CJK_RE.search(text) for text in (question, *passages)):
+        barred = "".join(f"\\u{ord(char):04x}" if ord(char) > 127 else char for char in CJK_RANGES)
+    return ANSWER_GRAMMAR.format(refusal=NOT_COVERED_SENTINEL, numbers=numbers, barred=barred)
 
 
 def citation_reminder(question: str) -> str:

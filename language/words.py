@@ -105,3 +105,9 @@ def ends_a_sentence(piece: str) -> bool:
         return True
     word = found.group(1)
     return word.casefold() not in ABBREVIATIONS and not (len(word) == 1 and word.isupper())
+
+
+# Chinese, Japanese and Korean characters (the ranges, for a regex or a grammar's class): a
+# small multilingual model (Qwen) slips into them mid-sentence ("the package管理").
+CJK_RANGES = "\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff"
+CJK_RE = re.compile(f"[{CJK_RANGES}]")

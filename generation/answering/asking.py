@@ -184,7 +184,8 @@ def _stream(prepared: _Prepared, user: User) -> ChatStream:
     takes one (CHAT_ANSWER_GRAMMAR) and there are passages to cite."""
     grammar = None
     if settings.CHAT_ANSWER_GRAMMAR and prepared.hits:
-        grammar = prompts.answer_grammar(len(prepared.hits))
+        passages = [hit.chunk.text for hit in prepared.hits]
+        grammar = prompts.answer_grammar(passages, prepared.question)
     return chat_stream(
         prepared.messages, user=user, max_tokens=settings.CHAT_ANSWER_TOKENS, grammar=grammar
     )

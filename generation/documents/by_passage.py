@@ -25,6 +25,7 @@ from generation.documents.inputs import GenerationFailed, Inputs, passage_place
 from generation.documents.models import kind_name
 from generation.documents.pieces import Piece
 from generation.documents.structured import InvalidOutput, StructuredReply, generate_json
+from language.words import CJK_RE
 from texts import Text
 
 logger = logging.getLogger(__name__)
@@ -179,14 +180,9 @@ def write_by_passage(
     return total, model
 
 
-# Chinese, Japanese and Korean characters: a small multilingual model (Qwen) slips into them
-# mid-sentence ("not messing with the package管理").
-FOREIGN_SCRIPT_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
-
-
 def _check_script(reply: dict[str, Any], passage: str) -> None:
     """InvalidOutput when the reply holds characters of a script its passage does not."""
-    written = FOREIGN_SCRIPT_RE.findall(json.dumps(reply, ensure_ascii=False))
+    written = CJK_RE.findall(json.dumps(reply, ensure_ascii=False))
     slipped = "".join(dict.fromkeys(char for char in written if char not in passage))
     if slipped:
         raise InvalidOutput(

@@ -16,6 +16,7 @@ from generation.citations import (
     unsupported_sentences,
     without_restatements,
 )
+from generation.prompts import answer_grammar
 from generation.tests.passages import BREAD, HERONS, TRAINS, prompt_passages
 from notebooks.models import Message
 from notebooks.templatetags.notebook_tags import link_citations, no_supported_sentence
@@ -167,6 +168,14 @@ def test_the_answer_grammar_goes_with_the_request_naming_the_passages_there_are(
     assert grammar.startswith('root ::= "NOT_IN_SOURCES" | item')
     assert grammar.endswith('number ::= "1" | "2" | "3"')  # three sources, three passages
     assert answer.message.content == "Herons wait at the pond. [1]"
+
+
+def test_the_answer_grammar_bars_chinese_unless_the_question_or_a_passage_has_some():
+    # Qwen slips into Chinese mid-answer ("the package管理"); llama.cpp reads \\uXXXX ranges.
+    barred = "\\u3400-\\u9fff"
+    assert barred in answer_grammar(["Herons wait."], "Where do herons wait?")
+    assert barred not in answer_grammar(["Herons wait.", "鹭在池边等待。"], "Where?")
+    assert barred not in answer_grammar(["Herons wait."], "鹭在哪里等待？")
 
 
 def test_an_answer_without_one_supported_sentence_says_so(fake_openai, owner, notebook, library):
