@@ -80,12 +80,18 @@ def _part(reply: dict[str, Any], number: int) -> dict[str, Any]:
     if len(answer) >= SHORT or len(answer.split()) > ANSWER_WORDS:
         raise InvalidOutput(f"the answer is a sentence; give it in 1 to {ANSWER_WORDS} words")
     named = set(content_terms(answer))
-    if named and named <= set(content_terms(reply["question"])):
-        raise InvalidOutput(
-            f"the question names its own answer, {answer!r}; write a question whose answer "
-            f"is {answer!r} without writing {answer!r} in it"
-        )
-    if ABOUT_THE_TEXT_RE.search(reply["question"]):
+    question = reply["question"]
+    if named and named <= set(content_terms(question)):
+        # "Was ist die MTU?" for "MTU": a 1.5B model asks so in German, however told. Its
+        # fact holds the term, so the fact with a gap asks for it without naming it.
+        gapped = _gap(reply["fact"], answer)
+        if gapped is None:
+            raise InvalidOutput(
+                f"the question names its own answer, {answer!r}; write a question whose "
+                f"answer is {answer!r} without writing {answer!r} in it"
+            )
+        question = _("Fill in the gap: %(sentence)s") % {"sentence": gapped}
+    if ABOUT_THE_TEXT_RE.search(question):
         raise InvalidOutput(
             "the question is about the wording, not the subject; ask what the fact says "
             "(which command, what number, who, when), as a teacher would"
@@ -97,17 +103,28 @@ def _part(reply: dict[str, Any], number: int) -> dict[str, Any]:
             wrong.append(option)
     explanation = cited(reply["fact"], number)
     if not wrong:
-        question = {"type": "short_answer", "question": reply["question"], "answer": answer}
+        item = {"type": "short_answer", "question": question, "answer": answer}
     else:
         place = number % (len(wrong) + 1)
         options = [*wrong[:place], answer, *wrong[place:]]
-        question = {
+        item = {
             "type": "multiple_choice",
-            "question": reply["question"],
+            "question": question,
             "options": options,
             "answer_index": place,
         }
-    return {"questions": [{**question, "explanation": explanation}]}
+    return {"questions": [{**item, "explanation": explanation}]}
+
+
+GAP = "_____"
+
+
+def _gap(fact: str, term: str) -> str | None:
+    """`fact` with every mention of `term` (as whole words, in any case) a gap; None when
+    it has none."""
+    mention = re.compile(rf"(?<!\w){re.escape(term)}(?!\w)", re.IGNORECASE)
+    gapped = mention.sub(GAP, fact.strip())
+    return gapped if gapped != fact.strip() else None
 
 
 def _same(option: str, others: list[str]) -> bool:

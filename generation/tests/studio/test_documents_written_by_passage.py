@@ -280,6 +280,37 @@ def test_a_quiz_answer_cut_off_or_a_question_about_the_passage_is_asked_again(
     assert all(item["question"] == "What is true?" for item in questions)
 
 
+def test_a_quiz_question_naming_its_own_answer_asks_for_it_with_a_gap_in_the_fact(
+    fake_openai, studio_sources, make_document
+):
+    # As the 1.5B model asks in German: "Was ist die MTU?", key term "MTU".
+    def question(body: dict) -> str:
+        sentence = first_sentence(passage_of(body))
+        term = max(sentence.rstrip(".").split()[1:], key=len)
+        return reply(
+            {
+                "fact": sentence,
+                "question": f"What is {term}?",
+                "key_term": term,
+                "wrong_answers": ["alpha", "beta"],
+            }
+        )
+
+    fake_openai.chat_reply_for = question
+
+    document = make_document("quiz")
+
+    assert document.status == GeneratedDocument.Status.READY, document.error
+    assert all(len(request.body["messages"]) == 2 for request in fake_openai.chat_requests)
+    for item in document.data["questions"]:
+        answer = item["options"][item["answer_index"]]
+        assert item["question"].startswith("Fill in the gap: ")
+        assert "_____" in item["question"] and answer not in item["question"]
+        assert item["question"].removeprefix("Fill in the gap: ").replace("_____", answer) == (
+            re.sub(r" \[\d+\]", "", item["explanation"])
+        )
+
+
 def test_a_card_whose_front_is_a_sentence_is_asked_again(
     fake_openai, studio_sources, make_document
 ):
