@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from citations.verification import best_support, sentence_spans
+from citations.verification import SUPPORT_THRESHOLD, best_support, sentence_spans
 from language.words import terms
 from notebooks.models import Message
 
@@ -92,8 +92,12 @@ def move_opening_markers(text: str) -> str:
     """A marker run that opens a sentence ("[1][2] The NEW queue holds …", as small models
     write them) belongs to that sentence: it is moved to the sentence's end, before its
     closing punctuation, where readers, verification and attribution look for it. A run
-    with no words after it on its line stays, for the sentence before."""
-    for start, end in reversed(claim_spans(text)):
+    stays for the sentence before when it has no words after it on its line, or when that
+    sentence has no marker and this one ends with its own ("… pond. [1] Trains leave
+    at eleven. [2]": each sentence's markers after its full stop, as under the grammar)."""
+    spans = claim_spans(text)
+    for index in range(len(spans) - 1, -1, -1):
+        start, end = spans[index]
         sentence = text[start:end]
         opening = OPENING_MARKERS_RE.match(sentence)
         if opening is None:
@@ -101,11 +105,23 @@ def move_opening_markers(text: str) -> str:
         claim = sentence[opening.end() :]
         if hollow(claim):
             continue
+        ends_marked = MARKER_RE.search(claim) or (
+            index + 1 < len(spans) and hollow(text[spans[index + 1][0] : spans[index + 1][1]])
+        )
+        if index and ends_marked and not _own_marker(text, spans[index - 1]):
+            continue
         closing = CLOSING_RE.search(claim)
         cut = closing.start() if closing else len(claim)
         moved = claim[:cut].rstrip() + " " + opening.group(0).strip() + claim[cut:]
         text = text[:start] + moved + text[end:]
     return text
+
+
+def _own_marker(text: str, span: tuple[int, int]) -> bool:
+    """The sentence at `span` has a marker past the run it opens with."""
+    sentence = text[span[0] : span[1]]
+    opening = OPENING_MARKERS_RE.match(sentence)
+    return bool(MARKER_RE.search(sentence[opening.end() if opening else 0 :]))
 
 
 LETTER_RE = re.compile(r"[^\W\d_]")
@@ -242,6 +258,62 @@ def attribute_sentences(text: str, passages: list[str]) -> Attribution:
         added.add(best + 1)
     pieces.append(text[cursor:])
     return Attribution(text="".join(pieces), attributed=added - placed, unsupported=unsupported)
+
+
+# Markers in a row ("[1][2]", "[1] [3]"): what one sentence cites at one place.
+MARKER_RUN_RE = re.compile(MARKER_RE.pattern + r"(?:[ \t]*" + MARKER_RE.pattern + r")*")
+
+
+@dataclass(frozen=True)
+class Pointed:
+    text: str
+    placed: set[int]  # passage numbers Loupe's markers now name and the model's named nowhere
+
+
+def supported_markers(text: str, passages: list[str]) -> Pointed:
+    """Each run of markers kept to the passages that support the sentence it belongs to:
+    "[1][2]" where passage 1 supports the sentence and 2 does not becomes "[1]"; where
+    neither does but another passage does, that passage's marker (Loupe placed it); where
+    no passage does, the run stays and is shown as unsupported. A small model under the
+    answer grammar writes "[1][2]" out of habit. Markers opening a sentence are the sentence
+    before's, as verification reads them."""
+    written = {number for match in MARKER_RE.finditer(text) for number in _numbers(match.group(1))}
+    runs: list[tuple[int, int, str]] = []  # a run's span and the claim it belongs to
+    previous = ""
+    for start, end in claim_spans(text):
+        opening = OPENING_MARKERS_RE.match(text, start, end)
+        body = opening.end() if opening else start
+        if opening and previous:
+            runs.append((start, start + len(opening.group(0).rstrip()), previous))
+        claim = MARKER_RE.sub("", text[body:end]).strip()
+        if hollow(claim):
+            continue
+        runs += [(run.start(), run.end(), claim) for run in MARKER_RUN_RE.finditer(text, body, end)]
+        previous = claim
+    edits: list[tuple[int, int, str]] = []
+    placed: set[int] = set()
+    for start, end, claim in runs:
+        named = [
+            number
+            for match in MARKER_RE.finditer(text, start, end)
+            for number in _numbers(match.group(1))
+            if 1 <= number <= len(passages)
+        ]
+        backing = [
+            number for number in named if best_support(claim, passages[number - 1]).supported
+        ]
+        if not backing:
+            supports = [best_support(claim, passage).score for passage in passages]
+            best = max(range(len(passages)), key=lambda i: supports[i], default=None)
+            if best is None or supports[best] < SUPPORT_THRESHOLD:
+                continue  # nothing supports it: shown as it was written, unsupported
+            backing = [best + 1]
+            placed |= {best + 1} - written
+        if backing != named:
+            edits.append((start, end, "".join(f"[{n}]" for n in dict.fromkeys(backing))))
+    for start, end, markers in reversed(edits):
+        text = text[:start] + markers + text[end:]
+    return Pointed(text=text, placed=placed)
 
 
 def unsupported_sentences(message: Message) -> list[str]:

@@ -20,6 +20,7 @@ from generation.citations import (
     hollow,
     map_markers,
     move_opening_markers,
+    supported_markers,
     without_restatements,
 )
 from generation.rewrite import standalone_query
@@ -68,7 +69,9 @@ class _Prepared:
             (self.question, self.search_query, prompts.SYSTEM_PROMPT, prompts.CITATION_REMINDER)
         )
         text = without_restatements(move_opening_markers(text), said)
-        attribution = attribute_sentences(text, [hit.chunk.text for hit in self.hits])
+        passages = [hit.chunk.text for hit in self.hits]
+        pointed = supported_markers(text, passages)
+        attribution = attribute_sentences(pointed.text, passages)
         mapped = map_markers(attribution.text, len(self.hits))
         if hollow(mapped.text) and self.hits:
             # A small model may write nothing but markers ("[1][2] [1][3]"): no answer to
@@ -80,7 +83,11 @@ class _Prepared:
             Message.Mode.LLM,
             mapped.order,
             model,
-            attributed={mapped.order.index(number) + 1 for number in attribution.attributed},
+            attributed={
+                mapped.order.index(number) + 1
+                for number in attribution.attributed | pointed.placed
+                if number in mapped.order
+            },
         )
 
     def answered(self, text: str, mode: str, hits: list[Hit], order: list[int]) -> _Prepared:

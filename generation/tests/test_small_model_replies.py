@@ -11,8 +11,10 @@ import pytest
 from generation import not_covered
 from generation.answering import answer_question, stream_answer
 from generation.citations import (
+    Pointed,
     hollow,
     move_opening_markers,
+    supported_markers,
     unsupported_sentences,
     without_restatements,
 )
@@ -86,16 +88,49 @@ def test_markers_opening_the_answer_and_its_sentences_belong_to_those_sentences(
 
     text = answer.message.content
     assert not text.startswith("[")
+    # The train passage the herons sentence also named does not hold it: left out there.
     assert text == (
-        "Grey herons wait at the edge of the pond [1][2]. "
+        "Grey herons wait at the edge of the pond [1]. "
         "The night train to Vienna leaves at eleven [2]."
     )
     herons, trains = answer.message.citations.all()
-    assert herons.chunk.text == HERONS.decode()
-    # The train passage is cited by both sentences; the herons sentence is not in it.
-    assert trains.chunk.text == TRAINS.decode() and trains.supported is False
-    assert herons.supported is True
+    assert herons.chunk.text == HERONS.decode() and herons.supported is True
+    assert trains.chunk.text == TRAINS.decode() and trains.supported is True
     assert unsupported_sentences(answer.message) == []
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
+def test_a_marker_naming_a_passage_that_does_not_hold_the_sentence_points_to_one_that_does(
+    fake_openai, owner, notebook, library, streamed
+):
+    # As the 1.5B model writes under the answer grammar: "[1][2]" whatever the sentence.
+    numbered(
+        fake_openai,
+        lambda n: (
+            f"Grey herons wait at the edge of the pond. [{n[BREAD.decode()]}]"
+            f"[{n[TRAINS.decode()]}] Penguins read newspapers. [{n[BREAD.decode()]}]"
+        ),
+    )
+
+    answer = ask(owner, notebook, streamed)
+
+    text = answer.message.content
+    assert text == "Grey herons wait at the edge of the pond. [1] Penguins read newspapers. [2]"
+    herons, bread = answer.message.citations.all()
+    # Loupe placed the herons marker (the model named bread and trains), and says so.
+    assert herons.chunk.text == HERONS.decode() and herons.supported and herons.attributed
+    # Nothing holds the penguins: the model's marker stays, shown unsupported.
+    assert bread.chunk.text == BREAD.decode() and not bread.supported and not bread.attributed
+
+
+def test_supported_markers_keep_a_run_to_the_passages_that_hold_its_sentence():
+    passages = ["Herons wait at the pond.", "Trains leave at eleven.", "Bread needs yeast."]
+    pointed = supported_markers("Herons wait at the pond [1][2]. Trains leave [2].", passages)
+    assert pointed == Pointed("Herons wait at the pond [1]. Trains leave [2].", set())
+    pointed = supported_markers("Herons wait at the pond. [3] Bread needs yeast. [3]", passages)
+    assert pointed == Pointed("Herons wait at the pond. [1] Bread needs yeast. [3]", {1})
+    unsupported = "Penguins read newspapers [2][3]."
+    assert supported_markers(unsupported, passages) == Pointed(unsupported, set())
 
 
 def test_a_marker_opening_a_sentence_moves_to_its_end():
@@ -107,6 +142,12 @@ def test_a_marker_opening_a_sentence_moves_to_its_end():
     )
     # A run with no words after it stays with the sentence before.
     assert move_opening_markers("Herons wait. [1]") == "Herons wait. [1]"
+    # So does a run after a sentence with no marker when the next ends with its own.
+    grammar = "Herons wait. [1][2] Trains leave at eleven. [2]"
+    assert move_opening_markers(grammar) == grammar
+    assert move_opening_markers("Herons wait [1]. [2] Trains leave at eleven. [3]") == (
+        "Herons wait [1]. Trains leave at eleven [2]. [3]"
+    )
 
 
 @pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
