@@ -12,6 +12,7 @@ from ninja.parser import Parser
 
 from api.auth import READ
 from api.errors import ApiError
+from api.v1.schemas import NO_NUL, WORDS
 from billing.services import CreditSpent, credit_spent_message
 from providers.errors import ProviderError
 from texts import message_of, translated
@@ -67,11 +68,19 @@ def _field(location: tuple | list) -> str:
     return ".".join(parts)
 
 
+# What a text that fails one of the schemas' patterns lacks, as a person would say it.
+PATTERN_MEANS = {
+    NO_NUL: "holds a NUL character, which cannot be stored",
+    WORDS: "is empty or only spaces; write it in words",
+}
+
+
 @api.exception_handler(ValidationError)
 def _invalid(request: HttpRequest, exc: ValidationError) -> HttpResponse:
     first = exc.errors[0] if exc.errors else {}
     field = _field(first.get("loc", ()))
-    message = f"{field}: {first.get('msg', 'invalid')}" if field else str(first.get("msg", ""))
+    said = PATTERN_MEANS.get((first.get("ctx") or {}).get("pattern", ""), first.get("msg", ""))
+    message = f"{field}: {said or 'invalid'}" if field else str(said)
     code = "invalid_json" if first.get("type") == "json_invalid" else "invalid_input"
     return _error(request, 422 if code == "invalid_input" else 400, code, message, field or None)
 
