@@ -151,11 +151,14 @@ def without_restatements(text: str, said: str) -> str:
     [1].", "The command to show the UUID of a partition is [1][2]."), or that names the
     passages ("This command is found in the passage [1]."). Such a sentence holds
     nothing from the sources, yet shown it reads as a cited claim. The first sentence
-    stays: it may be the answer to a yes-or-no question. Markers standing after a full stop
-    ("… umstellen. [1][3]") belong to the sentence before, and go only with it."""
+    stays: it may be the answer to a yes-or-no question. A sentence or list item that says
+    again what one before it said goes too (a small model at a low temperature loops).
+    Markers standing after a full stop ("… umstellen. [1][3]") belong to the sentence
+    before, and go only with it."""
     known = set(terms(f"{said} {POINTING_WORDS}"))
     saying_nothing: list[tuple[int, int]] = []
     first, dropped = True, False
+    seen: set[tuple[str, ...]] = set()
     for start, end in claim_spans(text):
         sentence = text[start:end]
         if hollow(sentence):
@@ -167,15 +170,23 @@ def without_restatements(text: str, said: str) -> str:
         opens = opening.end() if opening else 0
         if dropped and opens:
             saying_nothing.append((start, start + opens))
+        words = tuple(terms(LIST_ITEM_RE.sub("", MARKER_RE.sub("", sentence[opens:]))))
         dropped = not first and (
-            set(terms(MARKER_RE.sub("", sentence))) <= known or bool(PASSAGE_RE.search(sentence))
+            set(words) <= known or bool(PASSAGE_RE.search(sentence)) or words in seen
         )
         first = False
+        seen.add(words)
         if dropped:
             saying_nothing.append((start + opens, end))
     for start, end in reversed(saying_nothing):
+        if text[start - 1 : start] == "\n" and text[end : end + 1] in {"", "\n"}:
+            start -= 1  # a whole line (a list item) goes with its line break
         text = text[:start] + text[end:].removeprefix(" ")
     return re.sub(r"\n{3,}", "\n\n", text).strip()
+
+
+# The bullet or number that opens a list item.
+LIST_ITEM_RE = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+")
 
 
 # A Markdown heading, a table row, or a line that introduces what follows ("The steps

@@ -36,14 +36,16 @@ CITATION_REMINDER = (
 
 
 # The answer's shape as a llama.cpp grammar (CHAT_ANSWER_GRAMMAR): the refusal word alone,
-# or up to 12 sentences (or list items), each ending with the marker of a passage that exists,
-# before or after its full stop. Prompted alone, a 1.5B model left German paraphrases with
-# no marker at all, and those too far from the passage's words to be given one by the
-# support check went uncited. A "." followed by a letter ("sources.list", "3.1") stays in
-# a sentence; no "[" outside a marker, so no answer opens with one.
-ANSWER_GRAMMAR = """root ::= "{refusal}" | item (separator item){{0,11}}
+# or up to 12 sentences (or list items, after a line that leads in to them with ":"), each
+# ending with the marker of a passage that exists, before or after its full stop. Prompted
+# alone, a 1.5B model left German paraphrases with no marker at all, and those too far from
+# the passage's words to be given one by the support check went uncited. A "." followed by
+# a letter ("sources.list", "3.1") stays in a sentence; no "[" outside a marker, so no
+# answer opens with one.
+ANSWER_GRAMMAR = """root ::= "{refusal}" | lead? item (separator item){{0,11}}
+lead ::= text ":\\n"
 separator ::= " " | "\\n" | "\\n\\n"
-item ::= ("- " | "* ")? sentence
+item ::= ("- " | "* " | [1-9] [0-9]? ". ")? sentence
 sentence ::= text (" "? markers end? | end " " markers)
 text ::= word (" " word)*
 word ::= ([^ \\n\\[\\].!?{barred}] | [.!?] [^ \\n\\[\\].!?{barred}])+

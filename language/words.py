@@ -45,6 +45,7 @@ ABBREVIATIONS = frozenset((
 ))
 # fmt: on
 ABBREVIATION_RE = re.compile(r"(?:^|[\s(])([\w.]+)\.$")
+LIST_NUMBER_RE = re.compile(r"(?:^|\n)[ \t]*\d{1,2}\.$")
 STEM_CHARS = 5  # compare word beginnings so "vaccines" meets "vaccine", "Impfung" "Impfungen"
 
 
@@ -99,7 +100,10 @@ def head(passages: list[str], *, words: int) -> str:
 
 def ends_a_sentence(piece: str) -> bool:
     """Whether the stop that ends `piece` ends a sentence: not when it closes an
-    abbreviation ("e.g.", "z. B.") or an initial ("Ivan E. Moore")."""
+    abbreviation ("e.g.", "z. B."), an initial ("Ivan E. Moore") or the number of a list
+    item on a line of its own ("…\n2. Install …")."""
+    if LIST_NUMBER_RE.search(piece):
+        return False
     found = ABBREVIATION_RE.search(piece)
     if found is None:
         return True

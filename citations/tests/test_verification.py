@@ -27,6 +27,15 @@ def test_a_sentence_does_not_end_at_an_initial_or_an_abbreviation():
     ]
 
 
+def test_a_list_items_number_stays_with_its_item():
+    text = "You need:\n1. The package gdb.\n2. The -dbgsym packages. Then run it in 2.\n"
+    assert [text[a:b] for a, b in sentence_spans(text)] == [
+        "You need:\n1. The package gdb.",
+        "2. The -dbgsym packages.",
+        "Then run it in 2.",
+    ]
+
+
 def test_each_marker_collects_the_sentences_that_carry_it():
     claims = claims_by_marker("Herons eat fish [1]. Trains leave at noon. [2] Both [1][2].")
     assert claims == {

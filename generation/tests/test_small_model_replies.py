@@ -182,6 +182,19 @@ def test_the_first_sentence_stays_though_it_only_repeats_the_question():
     assert without_restatements(pointing, "Do herons wait?") == "Herons wait [1]."
 
 
+def test_a_sentence_or_item_said_again_is_not_kept():
+    # Qwen at temperature 0.1, under the answer grammar, looping on one list item.
+    looped = (
+        "Sie brauchen Folgendes:\n1. Das Paket gdb. [1]\n2. Die Pakete -dbgsym. [2]\n"
+        "3. Die Pakete -dbgsym. [2]\n4. Die Pakete -dbgsym [3]."
+    )
+    assert without_restatements(looped, "Welche Pakete brauche ich?") == (
+        "Sie brauchen Folgendes:\n1. Das Paket gdb. [1]\n2. Die Pakete -dbgsym. [2]"
+    )
+    again = "Herons wait at the pond [1]. Herons wait at the pond [2]."
+    assert without_restatements(again, "Where?") == "Herons wait at the pond [1]."
+
+
 def test_markers_after_the_full_stop_stay_with_their_sentence():
     # As the model writes them under the answer grammar: "… umstellen. [1][3]".
     question = "Sollte ich meine Login-Shell mit chsh auf zsh umstellen?"
@@ -206,7 +219,7 @@ def test_the_answer_grammar_goes_with_the_request_naming_the_passages_there_are(
     without, under = fake_openai.chat_requests
     assert "grammar" not in without.body  # an OpenAI server knows no such parameter
     grammar = under.body["grammar"]
-    assert grammar.startswith('root ::= "NOT_IN_SOURCES" | item')
+    assert grammar.startswith('root ::= "NOT_IN_SOURCES" | lead? item')
     assert grammar.endswith('number ::= "1" | "2" | "3"')  # three sources, three passages
     assert answer.message.content == "Herons wait at the pond. [1]"
 
