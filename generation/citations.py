@@ -94,7 +94,7 @@ def move_opening_markers(text: str) -> str:
     closing punctuation, where readers, verification and attribution look for it. A run
     stays for the sentence before when it has no words after it on its line, or when that
     sentence has no marker and this one ends with its own ("… pond. [1] Trains leave
-    at eleven. [2]": each sentence's markers after its full stop, as under the grammar)."""
+    at eleven. [2]": each sentence's markers after its full stop, as small models write too)."""
     spans = claim_spans(text)
     for index in range(len(spans) - 1, -1, -1):
         start, end = spans[index]
@@ -285,8 +285,8 @@ def supported_markers(text: str, passages: list[str]) -> Pointed:
     """Each run of markers kept to the passages that support the sentence it belongs to:
     "[1][2]" where passage 1 supports the sentence and 2 does not becomes "[1]"; where
     neither does but another passage does, that passage's marker (Loupe placed it); where
-    no passage does, the run stays and is shown as unsupported. A small model under the
-    answer grammar writes "[1][2]" out of habit. Markers opening a sentence are the sentence
+    no passage does, the run stays and is shown as unsupported. A small model writes
+    "[1][2]" out of habit. Markers opening a sentence are the sentence
     before's, as verification reads them."""
     written = {number for match in MARKER_RE.finditer(text) for number in _numbers(match.group(1))}
     runs: list[tuple[int, int, str]] = []  # a run's span and the claim it belongs to

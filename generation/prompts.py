@@ -3,7 +3,6 @@ from __future__ import annotations
 from django.utils.translation import gettext_noop
 
 from language.tokens import estimate_tokens
-from language.words import CJK_RANGES, CJK_RE
 from library.languages import LANGUAGE_NAMES, detect_language
 
 # What the model is told to reply when the passages do not answer (generation/not_covered.py).
@@ -33,36 +32,6 @@ CITATION_REMINDER = (
     "using only the passages above. End each of those sentences with the number of the "
     "passage it comes from in square brackets. Write nothing about the passages themselves."
 )
-
-
-# The answer's shape as a llama.cpp grammar (CHAT_ANSWER_GRAMMAR): the refusal word alone,
-# or up to 12 sentences (or list items, after a line that leads in to them with ":"), each
-# ending with the marker of a passage that exists, before or after its full stop. Prompted
-# alone, a 1.5B model left German paraphrases with no marker at all, and those too far from
-# the passage's words to be given one by the support check went uncited. A "." followed by
-# a letter ("sources.list", "3.1") stays in a sentence; no "[" outside a marker, so no
-# answer opens with one.
-ANSWER_GRAMMAR = """root ::= "{refusal}" | lead? item (separator item){{0,11}}
-lead ::= text ":\\n"
-separator ::= " " | "\\n" | "\\n\\n"
-item ::= ("- " | "* " | [1-9] [0-9]? ". ")? sentence
-sentence ::= text (" "? markers end? | end " " markers)
-text ::= word (" " word)*
-word ::= ([^ \\n\\[\\].!?{barred}] | [.!?] [^ \\n\\[\\].!?{barred}])+
-markers ::= "[" number "]" ("[" number "]")*
-end ::= [.!?]
-number ::= {numbers}"""
-
-
-def answer_grammar(passages: list[str], question: str) -> str:
-    """ANSWER_GRAMMAR for a prompt of `passages` (their texts, numbered from 1). Chinese,
-    Japanese and Korean characters are barred unless the question or a passage has some:
-    Qwen slips into them mid-answer."""
-    numbers = " | ".join(f'"{number}"' for number in range(1, len(passages) + 1))
-    barred = ""
-    if not any(CJK_RE.search(text) for text in (question, *passages)):
-        barred = "".join(f"\\u{ord(char):04x}" if ord(char) > 127 else char for char in CJK_RANGES)
-    return ANSWER_GRAMMAR.format(refusal=NOT_COVERED_SENTINEL, numbers=numbers, barred=barred)
 
 
 def citation_reminder(question: str) -> str:

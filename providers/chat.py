@@ -191,7 +191,6 @@ class ChatStream:
         temperature: float = 0.1,
         max_tokens: int | None = None,
         response_format: dict[str, Any] | None = None,
-        grammar: str | None = None,
         first_token_seconds: float | None = None,
     ) -> None:
         if not chat_available():
@@ -210,8 +209,6 @@ class ChatStream:
         extra: dict[str, Any] = {"response_format": response_format} if response_format else {}
         if max_tokens is not None:
             extra["max_tokens"] = max_tokens
-        if grammar is not None:  # not an OpenAI parameter: llama.cpp's server reads it
-            extra["extra_body"] = {"grammar": grammar}
         started = time.monotonic()
         try:
             # The response's headers may wait for the first word (or come at once, the
@@ -309,11 +306,9 @@ def chat_stream(
     temperature: float = 0.1,
     max_tokens: int | None = None,
     response_format: dict[str, Any] | None = None,
-    grammar: str | None = None,
     first_token_seconds: float | None = None,
 ) -> ChatStream:
     """Start a streamed chat completion (ProviderError if it cannot start); see ChatStream.
-    `grammar`: a GBNF grammar the reply must follow (llama.cpp servers only).
     `first_token_seconds` replaces CHAT_FIRST_TOKEN_SECONDS for a caller with a budget of its
     own (a studio document reads a long prompt first)."""
     return ChatStream(
@@ -322,6 +317,5 @@ def chat_stream(
         temperature=temperature,
         max_tokens=max_tokens,
         response_format=response_format,
-        grammar=grammar,
         first_token_seconds=first_token_seconds,
     )

@@ -108,8 +108,6 @@ class LocalModelServer:
             # Ingest writes a model's summary and guide before a source's vectors: minutes of
             # a 2-core CPU per source, with its passages unsearchable by meaning meanwhile.
             "SOURCE_SUMMARIES": "extractive",
-            # Every sentence of an answer ends with a passage's marker (generation/prompts.py).
-            "CHAT_ANSWER_GRAMMAR": "1",
             # A studio document reads 8 passages, one call each (below): a report of the
             # 261-page Debian Reference took under a minute of a quiet 2-core CPU.
             "GENERATION_PASSAGES": "8",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import env_bool, env_float, env_int, env_list, env_str
+from config.env import env_float, env_int, env_list, env_str
 
 # Models. With OPENAI_BASE_URL every role uses that OpenAI-compatible endpoint; without
 # it the local defaults serve, offline (see providers/).
@@ -48,10 +48,6 @@ CHAT_ANSWER_TOKENS = env_int("CHAT_ANSWER_TOKENS", 1024, minimum=64)
 # this many tokens (generation/focus.py); 0: whole passages. `serve` sets it for the local
 # model, whose CPU reads every prompt token before the first word.
 CHAT_PASSAGE_TOKENS = env_int("CHAT_PASSAGE_TOKENS", 0, minimum=0)
-# An answer asked for under a grammar (llama.cpp's GBNF, generation/prompts.py) in which
-# every sentence ends with a passage's marker: for llama.cpp servers only, which take a
-# `grammar` in the request; `serve` sets it for its local model.
-CHAT_ANSWER_GRAMMAR = env_bool("CHAT_ANSWER_GRAMMAR", False)
 EMBEDDING_MODEL = env_str("EMBEDDING_MODEL")
 EMBEDDING_DIMENSIONS = env_int("EMBEDDING_DIMENSIONS", 0, minimum=0)
 EMBEDDING_BATCH_SIZE = env_int("EMBEDDING_BATCH_SIZE", 32, minimum=1)

@@ -13,7 +13,6 @@ from analytics.services import Timing, log_question
 from billing.models import Usage
 from billing.services import deferred_usage, require_credit, usage_for
 from citations.verification import best_support
-from generation import prompts
 from generation.answering.preparing import _prepare, _Prepared
 from generation.answering.prompt import Turn
 from generation.answering.storing import Answer
@@ -180,15 +179,8 @@ def stream_answer(
 
 
 def _stream(prepared: _Prepared, user: User) -> ChatStream:
-    """The model's answer to the prepared prompt, under the answer grammar where the server
-    takes one (CHAT_ANSWER_GRAMMAR) and there are passages to cite."""
-    grammar = None
-    if settings.CHAT_ANSWER_GRAMMAR and prepared.hits:
-        passages = [hit.chunk.text for hit in prepared.hits]
-        grammar = prompts.answer_grammar(passages, prepared.question)
-    return chat_stream(
-        prepared.messages, user=user, max_tokens=settings.CHAT_ANSWER_TOKENS, grammar=grammar
-    )
+    """The model's answer to the prepared prompt, streamed."""
+    return chat_stream(prepared.messages, user=user, max_tokens=settings.CHAT_ANSWER_TOKENS)
 
 
 def _release_connection() -> None:

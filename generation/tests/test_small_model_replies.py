@@ -18,7 +18,6 @@ from generation.citations import (
     unsupported_sentences,
     without_restatements,
 )
-from generation.prompts import answer_grammar
 from generation.tests.passages import BREAD, HERONS, TRAINS, prompt_passages
 from notebooks.models import Message
 from notebooks.templatetags.notebook_tags import link_citations, no_supported_sentence
@@ -103,7 +102,7 @@ def test_markers_opening_the_answer_and_its_sentences_belong_to_those_sentences(
 def test_a_marker_naming_a_passage_that_does_not_hold_the_sentence_points_to_one_that_does(
     fake_openai, owner, notebook, library, streamed
 ):
-    # As the 1.5B model writes under the answer grammar: "[1][2]" whatever the sentence.
+    # As the 1.5B model writes: "[1][2]" whatever the sentence.
     numbered(
         fake_openai,
         lambda n: (
@@ -143,8 +142,8 @@ def test_a_marker_opening_a_sentence_moves_to_its_end():
     # A run with no words after it stays with the sentence before.
     assert move_opening_markers("Herons wait. [1]") == "Herons wait. [1]"
     # So does a run after a sentence with no marker when the next ends with its own.
-    grammar = "Herons wait. [1][2] Trains leave at eleven. [2]"
-    assert move_opening_markers(grammar) == grammar
+    after_stops = "Herons wait. [1][2] Trains leave at eleven. [2]"
+    assert move_opening_markers(after_stops) == after_stops
     assert move_opening_markers("Herons wait [1]. [2] Trains leave at eleven. [3]") == (
         "Herons wait [1]. Trains leave at eleven [2]. [3]"
     )
@@ -183,7 +182,7 @@ def test_the_first_sentence_stays_though_it_only_repeats_the_question():
 
 
 def test_a_sentence_or_item_said_again_is_not_kept():
-    # Qwen at temperature 0.1, under the answer grammar, looping on one list item.
+    # Qwen at temperature 0.1, looping on one list item.
     looped = (
         "Sie brauchen Folgendes:\n1. Das Paket gdb. [1]\n2. Die Pakete -dbgsym. [2]\n"
         "3. Die Pakete -dbgsym. [2]\n4. Die Pakete -dbgsym [3]."
@@ -196,7 +195,7 @@ def test_a_sentence_or_item_said_again_is_not_kept():
 
 
 def test_markers_after_the_full_stop_stay_with_their_sentence():
-    # As the model writes them under the answer grammar: "… umstellen. [1][3]".
+    # As the 1.5B model writes them: "… umstellen. [1][3]".
     question = "Sollte ich meine Login-Shell mit chsh auf zsh umstellen?"
     answer = "Ja, ich soll meine Login-Shell mit chsh auf zsh umstellen. [1][3]"
     assert without_restatements(answer, question) == answer
@@ -204,32 +203,6 @@ def test_markers_after_the_full_stop_stay_with_their_sentence():
     assert without_restatements(both, "Do herons wait?") == (
         "Herons wait. [1] They fish at dawn. [3]"
     )
-
-
-@pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
-def test_the_answer_grammar_goes_with_the_request_naming_the_passages_there_are(
-    fake_openai, owner, notebook, library, settings, streamed
-):
-    fake_openai.chat_replies += ["Herons wait at the pond. [1]", "Herons wait at the pond. [1]"]
-
-    ask(owner, notebook, streamed)
-    settings.CHAT_ANSWER_GRAMMAR = True
-    answer = ask(owner, notebook, streamed)
-
-    without, under = fake_openai.chat_requests
-    assert "grammar" not in without.body  # an OpenAI server knows no such parameter
-    grammar = under.body["grammar"]
-    assert grammar.startswith('root ::= "NOT_IN_SOURCES" | lead? item')
-    assert grammar.endswith('number ::= "1" | "2" | "3"')  # three sources, three passages
-    assert answer.message.content == "Herons wait at the pond. [1]"
-
-
-def test_the_answer_grammar_bars_chinese_unless_the_question_or_a_passage_has_some():
-    # Qwen slips into Chinese mid-answer ("the package管理"); llama.cpp reads \\uXXXX ranges.
-    barred = "\\u3400-\\u9fff"
-    assert barred in answer_grammar(["Herons wait."], "Where do herons wait?")
-    assert barred not in answer_grammar(["Herons wait.", "鹭在池边等待。"], "Where?")
-    assert barred not in answer_grammar(["Herons wait."], "鹭在哪里等待？")
 
 
 def test_an_answer_without_one_supported_sentence_says_so(fake_openai, owner, notebook, library):
