@@ -62,9 +62,11 @@ SHORT = 80  # an answer or an option is a few words
 ANSWER_WORDS = 10
 # A question about the material, not its subject: "What is the main topic of the table?",
 # "Was ist das Hauptthema der Tabelle?" (the reader never saw a passage, a table or a text).
+# Nor about the document as a whole: "Was ist der Hauptfakt der Debian-Referenz?"
 ABOUT_THE_TEXT_RE = re.compile(
     r"passage|\b(?:the|this|die|der|dem|den|diese[mnrs]?)\s+(?:text|table|section|"
-    r"Text(?:es)?|Tabelle|Abschnitt(?:s|es)?)\b",
+    r"Text(?:es)?|Tabelle|Abschnitt(?:s|es)?)\b|\b(?:main|key)\s+(?:fact|point)s?\b|"
+    r"\bHaupt(?:fakt|punkt|aussage)",
     re.IGNORECASE,
 )
 

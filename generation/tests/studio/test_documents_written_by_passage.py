@@ -776,6 +776,8 @@ def test_a_slide_bullet_copied_from_the_pages_table_is_left_out_and_asked_again_
         "What is the main topic of the table?",
         "Was ist das Hauptthema der Tabelle?",
         "Was steht in diesem Abschnitt?",
+        "Was ist der Hauptfakt der Debian-Referenz?",
+        "What is the key fact about Debian?",
     ],
 )
 def test_a_quiz_question_about_the_text_rather_than_its_subject_is_sent_back(question):
