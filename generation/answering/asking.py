@@ -13,12 +13,12 @@ from analytics.services import Timing, log_question
 from billing.models import Usage
 from billing.services import deferred_usage, require_credit, usage_for
 from citations.verification import best_support
-from generation.answering.preparing import _prepare, _Prepared
+from generation.answering.preparing import _prepare
 from generation.answering.prompt import Turn
 from generation.answering.storing import Answer
 from library.models import Source
 from notebooks.models import Conversation, Notebook
-from providers.chat import ChatStream, chat_stream
+from providers.chat import chat_stream
 from retrieval.search import Hit
 
 
@@ -148,7 +148,11 @@ def stream_answer(
             timing=timing,
             turns=turns,
         )
-        stream = None if prepared.answer else _stream(prepared, user)
+        stream = (
+            None
+            if prepared.answer
+            else chat_stream(prepared.messages, user=user, max_tokens=settings.CHAT_ANSWER_TOKENS)
+        )
     passages = Evidence(hits=prepared.hits, question=prepared.question)
     if stream is None:
         if evidence:
@@ -176,11 +180,6 @@ def stream_answer(
     billed.attach(message_id=answer.message.pk)
     _log(answer, user=user, notebook=notebook, timing=timing)
     yield answer
-
-
-def _stream(prepared: _Prepared, user: User) -> ChatStream:
-    """The model's answer to the prepared prompt, streamed."""
-    return chat_stream(prepared.messages, user=user, max_tokens=settings.CHAT_ANSWER_TOKENS)
 
 
 def _release_connection() -> None:
@@ -226,7 +225,7 @@ def _answer_question(
     # to run on fills the server's whole context. Streamed, though nobody reads it as it
     # comes, so the waits are the answer's (to the first word, then between words), not a
     # total that a long answer from a slow server would run out of.
-    stream = _stream(prepared, user)
+    stream = chat_stream(prepared.messages, user=user, max_tokens=settings.CHAT_ANSWER_TOKENS)
     try:
         for _delta in stream:
             if timing is not None:
