@@ -12,6 +12,12 @@ prompt cache fall on both alike):
   its first word. The ratio Loupe ÷ minimal is what Loupe's retrieval and prompt add
   (target ≤ 2×).
 
+`--variants 8x160,4x160,8x80` asks the questions again under each variant (the passages
+given, RETRIEVAL_K, times CHAT_PASSAGE_TOKENS, the part of each given), each on a model
+server of its own with its own minimal prompts: a summary line each. Asked in turn on one
+server, a question's second variant found the first's prompts in the server's prompt cache
+(the minimal one whole: 0.1 s).
+
 Also: Loupe's prompt tokens per answer (as the server counted them), the whole answer's
 time, whether the gold page is cited (the answer's quality beside its speed), the peak RSS
 of this process (Loupe's web side) plus the model server's (target ≤ 3 GB together), and with
@@ -51,18 +57,44 @@ def main() -> None:
     parser.add_argument("--questions", type=int, default=10)
     parser.add_argument("--model", default="auto", help="LOCAL_CHAT_MODEL (auto: the default)")
     parser.add_argument("--report", action="store_true", help="also time a report")
+    parser.add_argument(
+        "--variants",
+        default="",
+        help="passages x tokens each, comma-separated (e.g. 8x160,4x160): asked in turn",
+    )
     arguments = parser.parse_args()
     django_setup()
 
     from django.conf import settings
 
-    settings.OPENAI_BASE_URL = settings.CHAT_BASE_URL = settings.CHAT_MODEL = ""
     settings.LOCAL_CHAT_MODEL = arguments.model
-    with local_model_server() as server:
-        run(arguments, server)
+    variants = [v for v in arguments.variants.split(",") if v] or [""]
+    for number, variant in enumerate(variants, start=1):
+        # No chat model configured (the server before pointed them at itself): the local one.
+        settings.OPENAI_BASE_URL = settings.CHAT_BASE_URL = settings.CHAT_MODEL = ""
+        # A server of its own for each variant: the prompt cache kept the last variant's
+        # prompts for the same questions (the minimal one whole, Loupe's first passages).
+        with local_model_server() as server:
+            if variant:
+                passages, tokens = variant.split("x")
+                settings.RETRIEVAL_K, settings.CHAT_PASSAGE_TOKENS = int(passages), int(tokens)
+            label = f"{settings.RETRIEVAL_K}x{settings.CHAT_PASSAGE_TOKENS}"
+            rows, (user, notebook) = run(arguments, server, label)
+            summary = {"variant": label, **summarised(rows)}
+            if number == len(variants):
+                if arguments.report:
+                    summary["report_s"] = round(make_report(user, notebook), 1)
+                assert server.process is not None
+                rss = {"loupe": peak_rss_mb(), "model_server": peak_rss_mb(server.process.pid)}
+                summary["peak_rss_mb"] = {
+                    **{name: round(mb) for name, mb in rss.items()},
+                    "together": round(sum(rss.values())),
+                }
+            print(json.dumps(summary), flush=True)
 
 
-def run(arguments: argparse.Namespace, server) -> None:
+def run(arguments: argparse.Namespace, server, label: str) -> tuple[list[dict], tuple]:
+    """The questions asked through Loupe and the minimal prompt, in turn: a row each."""
     from openai import OpenAI
 
     from billing.models import Usage
@@ -155,7 +187,7 @@ def run(arguments: argparse.Namespace, server) -> None:
         ours["ratio"] = (ours["first_word"] or ours["total"]) / base
         rows.append(ours)
         print(
-            f"{item['id']}: evidence {ours['evidence']:.2f} s, "
+            f"{item['id']} {label}: evidence {ours['evidence']:.2f} s, "
             f"first word {ours['first_word'] or 0:.1f} s "
             f"(minimal {base:.1f} s, {ours['ratio']:.2f}×), whole {ours['total']:.1f} s, "
             f"prompt {ours['prompt_tokens']} tokens, gold page cited: {ours['gold_cited']} "
@@ -163,8 +195,11 @@ def run(arguments: argparse.Namespace, server) -> None:
             f"    {ours['answer'][:300]!r}",
             flush=True,
         )
+    return rows, (user, notebook)
 
-    summary = {
+
+def summarised(rows: list[dict]) -> dict:
+    return {
         "questions": len(rows),
         "evidence_p50_s": round(statistics.median(r["evidence"] for r in rows), 3),
         "evidence_max_s": round(max(r["evidence"] for r in rows), 3),
@@ -176,15 +211,6 @@ def run(arguments: argparse.Namespace, server) -> None:
         "gold_verified": sum(r["gold_verified"] for r in rows),
         "marker_only_or_empty": sum(1 for r in rows if not r["answer"].strip("[]0-9 ")),
     }
-    if arguments.report:
-        summary["report_s"] = round(make_report(user, notebook), 1)
-    assert server.process is not None
-    summary["peak_rss_mb"] = {
-        "loupe": round(peak_rss_mb()),
-        "model_server": round(peak_rss_mb(server.process.pid)),
-    }
-    summary["peak_rss_mb"]["together"] = sum(summary["peak_rss_mb"].values())
-    print(json.dumps(summary))
 
 
 def make_report(user, notebook) -> float:
