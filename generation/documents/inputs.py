@@ -73,12 +73,18 @@ def input_sources(notebook: Notebook, chosen_sources: Sequence[int] | None = Non
 
 
 def gather(
-    *, notebook: Notebook, user: User, focus: str, chosen_sources: Sequence[int] | None = None
+    *,
+    notebook: Notebook,
+    user: User,
+    focus: str,
+    chosen_sources: Sequence[int] | None = None,
+    passages: int | None = None,
 ) -> Inputs:
     """Embed the focus query once (one metered call) and read every source through: each
-    is cut into stretches (as many as its share of GENERATION_PASSAGES), and from each
-    stretch comes the passage nearest the focus. So a document covers its sources from the
-    first chapter to the last, not only the few pages that best match one query."""
+    is cut into stretches (as many as its share of `passages`, GENERATION_PASSAGES unless
+    given), and from each stretch comes the passage nearest the focus. So a document covers
+    its sources from the first chapter to the last, not only the few pages that best match
+    one query."""
     sources = input_sources(notebook, chosen_sources)
     if not sources:
         raise GenerationFailed(
@@ -90,7 +96,8 @@ def gather(
     model = embedding_state.active()
     vector = embeddings.embed_query(focus, user=user, model=model)
     hits: list[Hit] = []
-    for source, parts in zip(sources, passage_shares(sources), strict=True):
+    shares = passage_shares(sources, passages or settings.GENERATION_PASSAGES)
+    for source, parts in zip(sources, shares, strict=True):
         hits += spread_over_source(
             source_id=source.pk, query_vector=vector, model=model.name, parts=parts
         )
@@ -99,11 +106,10 @@ def gather(
     return Inputs(sources=sources, hits=hits, language=language)
 
 
-def passage_shares(sources: Sequence[Source]) -> list[int]:
-    """How many passages each source gives: GENERATION_PASSAGES shared in proportion to
-    the sources' lengths (in chunks), at least MIN_PASSAGES_PER_SOURCE each, never more
-    than a source has."""
-    total = settings.GENERATION_PASSAGES
+def passage_shares(sources: Sequence[Source], total: int) -> list[int]:
+    """How many passages each source gives: `total` shared in proportion to the sources'
+    lengths (in chunks), at least MIN_PASSAGES_PER_SOURCE each, never more than a source
+    has."""
     chunks = sum(source.chunk_count for source in sources) or 1
     shares = [round(total * source.chunk_count / chunks) for source in sources]
     return [

@@ -14,6 +14,7 @@ from django.utils import translation
 
 from billing.services import credit_spent_text, has_credit, usage_for
 from generation.documents.acceptance import Accepted
+from generation.documents.by_passage import spared
 from generation.documents.deadline import Deadline
 from generation.documents.inputs import GenerationFailed, Inputs, gather
 from generation.documents.kinds import WITHOUT_A_MODEL, kind_module
@@ -90,15 +91,19 @@ def generate_document(*, document_id: int, raise_transient: bool = False) -> Gen
 def _make(document: GeneratedDocument) -> None:
     deadline = Deadline()
     kind = kind_module(document.kind)
+    by_passage = chat_available() and piece_for(document, kind) is not None
     inputs = gather(
         notebook=document.notebook,
         user=document.owner,
         focus=kind.FOCUS,
         chosen_sources=document.source_ids,
+        # Written a passage at a time, a passage the model makes nothing of is replaced by
+        # one read beside it (by_passage.py): these are read too, asked only then.
+        passages=spared(settings.GENERATION_PASSAGES) if by_passage else None,
     )
     language = document.requested_language or inputs.language
     document.report_progress(stage=GeneratedDocument.Stage.WRITING)
-    if chat_available() and piece_for(document, kind) is not None:
+    if by_passage:
         accepted, model = written_by_passage(document, kind, inputs, language, deadline)
         mode = GeneratedDocument.Mode.LLM
     elif chat_available():

@@ -11,7 +11,7 @@ import pytest
 from django.template.loader import render_to_string
 
 from generation.documents import pieces
-from generation.documents.by_passage import spread
+from generation.documents.by_passage import spared, spread
 from generation.documents.kinds import quiz, report, slides, table
 from generation.documents.models import GeneratedDocument
 from generation.documents.structured import InvalidOutput
@@ -141,6 +141,45 @@ def test_a_report_is_a_section_per_passage_in_the_documents_order(
     sentences = re.findall(r"[^.\n]+\[\d+\]\.", markdown)
     assert sentences
     assert all(cited.supported for cited in document.citations.all())
+
+
+def test_a_passage_that_gives_nothing_is_replaced_by_the_spare_read_beside_it(
+    fake_openai, studio_sources, make_document, settings
+):
+    settings.GENERATION_PASSAGES = 4  # six read (spared), four asked, two spares between
+    calls: list[str] = []
+
+    def section(body: dict) -> str:
+        text = passage_of(body)
+        calls.append(text)
+        if text == calls[0]:  # the first passage asked: never JSON, so left out
+            return "Sure! Here is the section you asked for."
+        return reply({"heading": heading_of(text), "sentences": [first_sentence(text)]})
+
+    fake_openai.chat_reply_for = section
+
+    document = make_document("report")
+
+    assert document.status == GeneratedDocument.Status.READY, document.error
+    junk = calls[0]
+    assert calls.count(junk) == 2  # asked, then repaired once, then replaced
+    assert len(calls) == 2 + 4  # the other three asked and the spare, each valid at once
+    assert len(set(calls)) == 5  # the second spare is never asked
+    markdown = document.data["markdown"]
+    assert first_sentence(junk).rstrip(".") not in markdown
+    cited = sorted(citation.n for citation in document.citations.all())
+    assert len(cited) == 4  # four passages, the spare among them
+    # The spare is the passage next to the one it replaces: the sections stay in the order
+    # of the documents, the spare's where the junk passage's would have been.
+    spare, next_asked = (first_sentence(calls[n]).rstrip(".") for n in (2, 3))
+    assert markdown.index(spare) < markdown.index(next_asked)
+    assert all(cited.supported for cited in document.citations.all())
+
+
+def test_the_passages_read_for_a_document_by_passage_include_spares():
+    assert spared(8) == 12
+    assert spared(1) == 2
+    assert spread(spared(8), 8) == [1, 3, 4, 6, 7, 9, 10, 12]  # a spare beside each pair
 
 
 def test_a_section_that_slips_into_another_script_is_asked_again(
