@@ -108,6 +108,15 @@ def test_a_new_user_uploads_a_pdf_asks_and_opens_the_cited_page(page_for, live):
         "() => { const t = document.querySelector('#chat .message-streaming .message-text');"
         " return t && t.textContent.length > 0; }"
     )
+    # A second question sent with Enter meanwhile is not asked: one answer at a time.
+    chats = len(live.models.chat_requests)
+    page.fill("#question", "And another thing?")
+    page.press("#question", "Enter")
+    page.wait_for_timeout(500)
+    assert page.locator("#chat .message-user").count() == 2
+    assert len(live.models.chat_requests) == chats
+    assert page.input_value("#question") == "And another thing?"
+    page.fill("#question", "")
     page.click(".stop-button")
     page.wait_for_selector("text=Stopped. This answer was not saved.")
     assert page.input_value("#question") == "Tell me everything, slowly."

@@ -77,6 +77,7 @@ function noticeText(html) {
     const text = answer.querySelector(".message-text");
     chat.append(echo, answer);
     textarea.value = "";
+    form.dataset.asking = "true";
     askButton.disabled = true;
     stopButton.hidden = false;
     stopButton.onclick = function () { controller.abort(); };
@@ -122,6 +123,7 @@ function noticeText(html) {
       if (exc.name === "AbortError") stopped = true;
       else error = say(form, "lost", "The connection to Loupe was lost before the answer was complete.");
     } finally {
+      delete form.dataset.asking;
       askButton.disabled = false;
       stopButton.hidden = true;
       status.textContent = "";
@@ -157,6 +159,10 @@ function noticeText(html) {
     const form = event.target.closest("form[data-stream-url]");
     if (!form || !window.fetch || !window.TextDecoderStream) return; // the plain POST
     event.preventDefault();
+    // One answer at a time: Enter in the box submits even while the button is disabled,
+    // and a second question would be answered without the first in its conversation.
+    // What was typed stays in the box, to be sent when the answer has ended.
+    if (form.dataset.asking) return;
     ask(form);
   });
 })();
