@@ -54,6 +54,13 @@ def spread(count: int, most: int) -> list[int]:
     return sorted({1 + round(index * (count - 1) / (most - 1)) for index in range(most)})
 
 
+def asked_of(count: int, most: int) -> list[int]:
+    """The numbers of the passages asked of `count` read: GENERATION_PASSAGES of them, or
+    the kind's `most` where it asks fewer, spread evenly; the others are spares."""
+    limit = min(most, settings.GENERATION_PASSAGES) if most else settings.GENERATION_PASSAGES
+    return spread(count, limit)
+
+
 def _said(data: Any) -> bool:
     """Whether `data` holds any text."""
     if isinstance(data, str):
@@ -139,7 +146,7 @@ def write_by_passage(
     `check_part` weighs each part (its language), `check` (the kind's own: markers,
     options) the document assembled."""
     passages = [hit.chunk.text for hit in inputs.hits]
-    numbers = spread(len(passages), piece.most or settings.GENERATION_PASSAGES)
+    numbers = asked_of(len(passages), piece.most)
     spares = [number for number in range(1, len(passages) + 1) if number not in numbers]
     total = Accepted(data={})
     parts: list[tuple[int, dict[str, Any]]] = []

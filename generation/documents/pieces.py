@@ -26,7 +26,7 @@ class Piece:
     # The kind's data from its parts, in the passages' order, under a title.
     assemble: Callable[[list[dict[str, Any]], str], dict[str, Any]]
     title: Callable[[str], str]  # the document's title, from the notebook's
-    most: int = 0  # the most passages asked (0: every passage the generator read)
+    most: int = 0  # the most passages asked (0: GENERATION_PASSAGES, by_passage.asked_of)
     # The reply kept to what the model set out itself, what it copied from the passage (its
     # second argument) left out; InvalidOutput when nothing is left.
     own_words: Callable[[dict[str, Any], str], dict[str, Any]] | None = None

@@ -11,7 +11,7 @@ import pytest
 from django.template.loader import render_to_string
 
 from generation.documents import pieces
-from generation.documents.by_passage import spared, spread
+from generation.documents.by_passage import asked_of, spared, spread
 from generation.documents.kinds import quiz, report, slides, table
 from generation.documents.models import GeneratedDocument
 from generation.documents.structured import InvalidOutput
@@ -176,10 +176,15 @@ def test_a_passage_that_gives_nothing_is_replaced_by_the_spare_read_beside_it(
     assert all(cited.supported for cited in document.citations.all())
 
 
-def test_the_passages_read_for_a_document_by_passage_include_spares():
+def test_the_passages_read_for_a_document_by_passage_include_spares(settings):
+    settings.GENERATION_PASSAGES = 8
     assert spared(8) == 12
     assert spared(1) == 2
-    assert spread(spared(8), 8) == [1, 3, 4, 6, 7, 9, 10, 12]  # a spare beside each pair
+    assert asked_of(12, 0) == [1, 3, 4, 6, 7, 9, 10, 12]  # a spare beside each pair
+    # A kind that may ask more (a quiz, up to 20) still asks 8: the others are spares.
+    assert asked_of(12, 20) == asked_of(12, 0)
+    assert asked_of(12, 5) == spread(12, 5)  # a brief video's five slides
+    assert asked_of(6, 0) == [1, 2, 3, 4, 5, 6]  # a short notebook: no spare
 
 
 def test_a_section_that_slips_into_another_script_is_asked_again(
