@@ -16,6 +16,7 @@ from library.models import Chunk, Source
 from notebooks.models import NotebookSource
 from retrieval import search as search_module
 from retrieval.search import Fusion, search_notebook_hybrid
+from retrieval.statements import WORD_RANK_TERMS, word_rank_sql
 from retrieval.tests.indexes import explain_as_run
 
 MODEL = "fake-embed"
@@ -116,6 +117,29 @@ def test_loupe_bm25_weighs_each_word_by_its_weight_and_saturates_its_repeats():
     assert scalar("SELECT loupe_bm25(''::tsvector, ARRAY['dog'], ARRAY[1]::float8[], 1.2)") == 0
 
 
+@pytest.mark.django_db
+@pytest.mark.parametrize("written", [2, WORD_RANK_TERMS])
+def test_word_rank_sums_each_word_s_ts_rank_times_its_weight_however_many_words(written):
+    # Twenty words: more than the expression writes out, so both its parts are summed.
+    words = [f"w{n}" for n in range(20)]
+    text = " ".join(word for n, word in enumerate(words) for _ in range(n % 4))  # w0 none
+    weights = [1 + n / 10 for n in range(20)]
+    vector = f"to_tsvector('simple', '{text}')"
+    each = [
+        scalar(f"SELECT ts_rank({vector}, %s::tsquery) * %s", [word, weight])
+        for word, weight in zip(words, weights, strict=True)
+    ]
+
+    for count in (1, 2, 5, 20):
+        rank = scalar(
+            f"SELECT {word_rank_sql(written)} FROM (SELECT {vector} AS search_vector) AS c, "
+            "(SELECT %s::tsquery[] AS queries, %s::float8[] AS weights) AS w",
+            [words[:count], weights[:count]],
+        )
+        assert rank == pytest.approx(sum(each[:count]))
+    assert sum(each[:5]) > 0
+
+
 def test_loupe_lexeme_shares_reads_each_word_s_share_of_the_chunks_from_the_statistics(pond):
     with connection.cursor() as cursor:
         cursor.execute(
@@ -205,6 +229,53 @@ def test_a_question_of_stop_words_alone_searches_by_meaning_in_a_large_notebook(
 
     assert len(hits) == 8
     assert cte_rows(notebook, "Why was this?", "rescored") == 0
+
+
+def test_a_large_notebook_whose_rare_words_match_nothing_reads_the_others_rarest_first(
+    settings, monkeypatch, notebook
+):
+    """The question's rarest words are misspelt or absent; of the others, "water" is in the
+    40 chunks first in the table and "heron" in the 12 after them. Within a cap of 5 the
+    herons' chunks are read, not the first 5 in the table."""
+    rows = [f"Water fills pond {n}." for n in range(40)]
+    rows += [f"Herons wade at pond {n}." for n in range(40, 52)]
+    source = Source.objects.create(
+        owner=notebook.owner,
+        kind=Source.Kind.TEXT,
+        title="ponds",
+        filename="ponds.txt",
+        sha256=f"{next(_hashes):064x}",
+        status=Source.Status.READY,
+        chunk_count=len(rows),
+        search_config="english",
+    )
+    NotebookSource.objects.create(notebook=notebook, source=source)
+    Chunk.objects.bulk_create(
+        Chunk(
+            source=source,
+            ordinal=n,
+            text=text,
+            char_start=0,
+            char_end=len(text),
+            embedding=[0.0, 0.0, 1.0],  # far from the question: the full text alone ranks
+            embedding_model=MODEL,
+        )
+        for n, text in enumerate(rows)
+    )
+    Chunk.objects.filter(source=source).update(search_vector=SearchVector("text", config="english"))
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE library_chunk")  # rolled back with the test
+    settings.RETRIEVAL_EXACT_MAX_CHUNKS = 10
+    monkeypatch.setattr(search_module, "LEXICAL_BUDGET", 10)
+    monkeypatch.setattr(search_module, "LEXICAL_SHARE", 0.01)
+    monkeypatch.setattr(search_module, "MATCHED_MOST", 5)
+    question = "Do herons meet zygomorfic water?"
+
+    hits = search(notebook, question, k=8, floor=0.5)
+
+    assert texts(hits) and all(text.startswith("Herons") for text in texts(hits))
+    assert cte_rows(notebook, question, "index_matches") == 0
+    assert cte_rows(notebook, question, "more_matches") == 5
 
 
 @pytest.fixture

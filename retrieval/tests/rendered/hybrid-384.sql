@@ -248,8 +248,9 @@ chosen_terms AS (
 -- `query`: every lexeme; `match_query`: the chosen ones, to find chunks with, OR-ed: an AND
 -- finds nothing for most questions. A large notebook's chunks that hold none of the chosen
 -- lexemes rank high only by holding most of the others: `rest_query`, all the others at once
--- (from two on), finds those that hold every one of them; `more_query`, any of them, is for a
--- notebook where the chosen ones match too few (`more_matches`); `all_query`, every lexeme at
+-- (from two on), finds those that hold every one of them; `more_queries`, each of them alone,
+-- rarest first, is for a notebook where the chosen ones match too few (`more_matches`);
+-- `all_query`, every lexeme at
 -- once (from two on), finds the chunks that hold the whole question, read first where the
 -- chosen ones are expected in more than half of `matched_most` chunks (`index_matches`; the
 -- statistics put a word they do not list at about half its true share): below that the cap
@@ -260,7 +261,7 @@ queries AS (
            CASE WHEN count(*) FILTER (WHERE NOT chosen) >= 2
                 THEN (string_agg(query::text, ' & ') FILTER (WHERE NOT chosen))::tsquery
            END AS rest_query,
-           (string_agg(query::text, ' | ') FILTER (WHERE NOT chosen))::tsquery AS more_query,
+           array_agg(query ORDER BY share, lexeme) FILTER (WHERE NOT chosen) AS more_queries,
            CASE WHEN count(*) >= 2
                      AND sum(share) FILTER (WHERE chosen) * (SELECT chunks FROM bounded)
                          > 16000 / 2
@@ -273,7 +274,8 @@ queries AS (
 -- idf. That is BM25 in all but the shape of the saturation, computed by PostgreSQL's own
 -- functions in a third of loupe_bm25's time; the best `rescored` by it are ranked again by
 -- BM25 itself (`rescored`), and the bench's notebooks found their exact BM25 best among them
--- every time (bench/README.md).
+-- every time (bench/README.md). It is written out term by term (retrieval/statements.py,
+-- `word_rank_sql`): a subquery per row cost more than the ranks it sums.
 -- A large notebook is matched per configuration through the model's full-text index (the
 -- filter on the model is that partial index's predicate, library/vector_indexes.py: without
 -- it no index serves). LATERAL ... OFFSET 0 and a step of its own, before the matches meet
@@ -283,28 +285,43 @@ queries AS (
 -- every word of the question is common (its rarest in tens of thousands of a million chunks)
 -- reading them all took seconds. The best are read first: the chunks that hold every word
 -- of the question, then those that hold all but the chosen ones (`rest_query`), then those
--- that hold a chosen one: each set an index scan of its own that leaves out the sets before
--- it, its rows in the table's order (the nested loop runs `tiers` in turn and stops at the
--- LIMIT). One query for them all walked every lexeme's chunks in the index, the common
--- ones' too.
+-- that hold a chosen one: each set an index scan of its own, its rows in the table's order
+-- (the nested loop runs `tiers` in turn and stops at the LIMIT). One query for them all
+-- walked every lexeme's chunks in the index, the common ones' too. A set leaves out the
+-- sets before it as its rows are read (`excluded`): written into its index scan's query,
+-- the exclusion had the index read the excluded words' chunks as well.
 index_matches AS MATERIALIZED (
     SELECT c.id, c.source_id, q.config,
-           (SELECT sum(ts_rank(c.search_vector, t.query) * t.weight)
-            FROM unnest(w.queries, w.weights) AS t(query, weight)) AS word_rank
+           (coalesce(ts_rank(c.search_vector, w.queries[1]) * w.weights[1], 0)
+            + coalesce(ts_rank(c.search_vector, w.queries[2]) * w.weights[2], 0)
+            + coalesce(ts_rank(c.search_vector, w.queries[3]) * w.weights[3], 0)
+            + coalesce(ts_rank(c.search_vector, w.queries[4]) * w.weights[4], 0)
+            + coalesce(ts_rank(c.search_vector, w.queries[5]) * w.weights[5], 0)
+            + coalesce(ts_rank(c.search_vector, w.queries[6]) * w.weights[6], 0)
+            + coalesce(ts_rank(c.search_vector, w.queries[7]) * w.weights[7], 0)
+            + coalesce(ts_rank(c.search_vector, w.queries[8]) * w.weights[8], 0)
+            + coalesce(ts_rank(c.search_vector, w.queries[9]) * w.weights[9], 0)
+            + coalesce(ts_rank(c.search_vector, w.queries[10]) * w.weights[10], 0)
+            + coalesce(ts_rank(c.search_vector, w.queries[11]) * w.weights[11], 0)
+            + coalesce(ts_rank(c.search_vector, w.queries[12]) * w.weights[12], 0)
+            + coalesce(ts_rank(c.search_vector, w.queries[13]) * w.weights[13], 0)
+            + coalesce(ts_rank(c.search_vector, w.queries[14]) * w.weights[14], 0)
+            + coalesce(ts_rank(c.search_vector, w.queries[15]) * w.weights[15], 0)
+            + coalesce(ts_rank(c.search_vector, w.queries[16]) * w.weights[16], 0)
+            + CASE WHEN cardinality(w.queries) > 16 THEN coalesce((SELECT sum(ts_rank(c.search_vector, t.query) * t.weight) FROM unnest(w.queries[17:], w.weights[17:]) AS t(query, weight)), 0) ELSE 0 END) AS word_rank
     FROM queries q
     JOIN term_weights w ON w.config = q.config
     CROSS JOIN LATERAL (
         SELECT c.id, c.source_id, c.search_vector
-        FROM unnest(array_remove(ARRAY[
-                 q.all_query,
-                 q.rest_query && !! q.match_query,
-                 CASE WHEN q.all_query IS NULL THEN q.match_query
-                      ELSE q.match_query && !! q.all_query END], NULL))
-                 WITH ORDINALITY AS tiers(query, tier)
+        FROM (VALUES (1, q.all_query, NULL::tsquery),
+                     (2, q.rest_query, q.match_query),
+                     (3, q.match_query, q.all_query)) AS tiers(tier, query, excluded)
         CROSS JOIN LATERAL (
             SELECT c.id, c.source_id, c.search_vector
             FROM library_chunk c
-            WHERE c.embedding_model = 'example/o''model' AND c.search_vector @@ tiers.query
+            WHERE tiers.query IS NOT NULL
+              AND c.embedding_model = 'example/o''model' AND c.search_vector @@ tiers.query
+              AND NOT coalesce(c.search_vector @@ tiers.excluded, false)
             OFFSET 0
         ) c
         LIMIT 16000
@@ -315,22 +332,52 @@ index_matches AS MATERIALIZED (
 -- not hold, or holds less often than the whole table's statistics say) is matched on its
 -- other lexemes too; without them its full-text side found next to nothing where the exact
 -- one finds their best chunks. At most `matched_most` of them, as above: where the chosen
--- words are misspelt, the others can match a quarter of a million-chunk notebook.
+-- words are misspelt, the others can match a quarter of a million-chunk notebook. The rarer
+-- a word, the higher its weight, so they are read a word at a time, rarest first, each
+-- word's set leaving out the rarer words' (`before`): read as one query, in the table's
+-- order, the cap kept a common word's chunks and lost the rare ones' (a misspelt question
+-- at 1M found 2 of its exact 8, now 8), and the index read the common words' long lists
+-- that the cap never reached.
 more_matches AS MATERIALIZED (
     SELECT c.id, c.source_id, q.config,
-           (SELECT sum(ts_rank(c.search_vector, t.query) * t.weight)
-            FROM unnest(w.queries, w.weights) AS t(query, weight)) AS word_rank
+           (coalesce(ts_rank(c.search_vector, w.queries[1]) * w.weights[1], 0)
+            + coalesce(ts_rank(c.search_vector, w.queries[2]) * w.weights[2], 0)
+            + coalesce(ts_rank(c.search_vector, w.queries[3]) * w.weights[3], 0)
+            + coalesce(ts_rank(c.search_vector, w.queries[4]) * w.weights[4], 0)
+            + coalesce(ts_rank(c.search_vector, w.queries[5]) * w.weights[5], 0)
+            + coalesce(ts_rank(c.search_vector, w.queries[6]) * w.weights[6], 0)
+            + coalesce(ts_rank(c.search_vector, w.queries[7]) * w.weights[7], 0)
+            + coalesce(ts_rank(c.search_vector, w.queries[8]) * w.weights[8], 0)
+            + coalesce(ts_rank(c.search_vector, w.queries[9]) * w.weights[9], 0)
+            + coalesce(ts_rank(c.search_vector, w.queries[10]) * w.weights[10], 0)
+            + coalesce(ts_rank(c.search_vector, w.queries[11]) * w.weights[11], 0)
+            + coalesce(ts_rank(c.search_vector, w.queries[12]) * w.weights[12], 0)
+            + coalesce(ts_rank(c.search_vector, w.queries[13]) * w.weights[13], 0)
+            + coalesce(ts_rank(c.search_vector, w.queries[14]) * w.weights[14], 0)
+            + coalesce(ts_rank(c.search_vector, w.queries[15]) * w.weights[15], 0)
+            + coalesce(ts_rank(c.search_vector, w.queries[16]) * w.weights[16], 0)
+            + CASE WHEN cardinality(w.queries) > 16 THEN coalesce((SELECT sum(ts_rank(c.search_vector, t.query) * t.weight) FROM unnest(w.queries[17:], w.weights[17:]) AS t(query, weight)), 0) ELSE 0 END) AS word_rank
     FROM queries q
     JOIN term_weights w ON w.config = q.config
     CROSS JOIN LATERAL (
         SELECT c.id, c.source_id, c.search_vector
-        FROM library_chunk c
-        WHERE c.embedding_model = 'example/o''model' AND c.search_vector @@ q.more_query
-          AND NOT c.search_vector @@ q.match_query
-          AND NOT coalesce(c.search_vector @@ q.rest_query, false)
+        FROM (SELECT t.tier, t.query,
+                     (SELECT string_agg(x::text, ' | ')::tsquery
+                      FROM unnest(q.more_queries[:t.tier - 1]) AS x) AS before
+              FROM unnest(q.more_queries) WITH ORDINALITY AS t(query, tier)
+              OFFSET 0) AS tiers
+        CROSS JOIN LATERAL (
+            SELECT c.id, c.source_id, c.search_vector
+            FROM library_chunk c
+            WHERE c.embedding_model = 'example/o''model' AND c.search_vector @@ tiers.query
+              AND NOT c.search_vector @@ q.match_query
+              AND NOT coalesce(c.search_vector @@ q.rest_query, false)
+              AND NOT coalesce(c.search_vector @@ tiers.before, false)
+            OFFSET 0
+        ) c
         LIMIT 16000
     ) c
-    WHERE (SELECT large FROM bounded) AND q.more_query IS NOT NULL
+    WHERE (SELECT large FROM bounded) AND q.more_queries IS NOT NULL
       AND (SELECT count(*) FROM (
                SELECT FROM index_matches m
                JOIN scope ON scope.id = m.source_id AND scope.search_config = m.config
@@ -344,8 +391,23 @@ more_matches AS MATERIALIZED (
 -- matches first, then `scope`; pulled up into the join, the bitmap scan ran per source.
 notebook_matches AS MATERIALIZED (
     SELECT c.id, c.source_id, q.config,
-           (SELECT sum(ts_rank(c.search_vector, t.query) * t.weight)
-            FROM unnest(w.queries, w.weights) AS t(query, weight)) AS word_rank
+           (coalesce(ts_rank(c.search_vector, w.queries[1]) * w.weights[1], 0)
+            + coalesce(ts_rank(c.search_vector, w.queries[2]) * w.weights[2], 0)
+            + coalesce(ts_rank(c.search_vector, w.queries[3]) * w.weights[3], 0)
+            + coalesce(ts_rank(c.search_vector, w.queries[4]) * w.weights[4], 0)
+            + coalesce(ts_rank(c.search_vector, w.queries[5]) * w.weights[5], 0)
+            + coalesce(ts_rank(c.search_vector, w.queries[6]) * w.weights[6], 0)
+            + coalesce(ts_rank(c.search_vector, w.queries[7]) * w.weights[7], 0)
+            + coalesce(ts_rank(c.search_vector, w.queries[8]) * w.weights[8], 0)
+            + coalesce(ts_rank(c.search_vector, w.queries[9]) * w.weights[9], 0)
+            + coalesce(ts_rank(c.search_vector, w.queries[10]) * w.weights[10], 0)
+            + coalesce(ts_rank(c.search_vector, w.queries[11]) * w.weights[11], 0)
+            + coalesce(ts_rank(c.search_vector, w.queries[12]) * w.weights[12], 0)
+            + coalesce(ts_rank(c.search_vector, w.queries[13]) * w.weights[13], 0)
+            + coalesce(ts_rank(c.search_vector, w.queries[14]) * w.weights[14], 0)
+            + coalesce(ts_rank(c.search_vector, w.queries[15]) * w.weights[15], 0)
+            + coalesce(ts_rank(c.search_vector, w.queries[16]) * w.weights[16], 0)
+            + CASE WHEN cardinality(w.queries) > 16 THEN coalesce((SELECT sum(ts_rank(c.search_vector, t.query) * t.weight) FROM unnest(w.queries[17:], w.weights[17:]) AS t(query, weight)), 0) ELSE 0 END) AS word_rank
     FROM queries q
     JOIN term_weights w ON w.config = q.config
     CROSS JOIN LATERAL (
