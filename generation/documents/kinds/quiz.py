@@ -98,10 +98,22 @@ def _part(reply: dict[str, Any], number: int) -> dict[str, Any]:
             "the question is about the wording, not the subject; ask what the fact says "
             "(which command, what number, who, when), as a teacher would"
         )
+    if _gap(reply["fact"], answer) is None:
+        # The fact is the passage's (acceptance.py checks it); a key term it does not hold
+        # is the model's own: "Debian Seidel" for the translator the fact names Jens Seidel.
+        raise InvalidOutput(
+            f"the key term {answer!r} is not in the fact; copy the key term word for word "
+            "from the fact"
+        )
     wrong: list[str] = []
     for option in reply["wrong_answers"]:
         option = option.strip()
-        if option and len(option) < SHORT and not _same(option, [answer, *wrong]):
+        if (
+            option
+            and len(option) < SHORT
+            and not _same(option, [answer, *wrong])
+            and not _within(option, answer)
+        ):
             wrong.append(option)
     explanation = cited(reply["fact"], number)
     if not wrong:
@@ -135,6 +147,16 @@ def _same(option: str, others: list[str]) -> bool:
     "between packages" differ."""
     terms = set(content_terms(option)) or {_normal(option)}
     return any(terms == (set(content_terms(other)) or {_normal(other)}) for other in others)
+
+
+def _within(option: str, answer: str) -> bool:
+    """Whether one of the two says part of what the other says: "Debian" beside the answer
+    "Debian-System" is right too, and "dpkg -i" beside "dpkg" half right."""
+    terms, answered = set(content_terms(option)), set(content_terms(answer))
+    if terms and answered and (terms <= answered or answered <= terms):
+        return True
+    # Words no stem stands for ("up" in "gave up"): as whole words in the other.
+    return _gap(answer, option) is not None or _gap(option, answer) is not None
 
 
 BY_PASSAGE = Piece(

@@ -355,6 +355,70 @@ def test_a_quiz_question_naming_its_own_answer_asks_for_it_with_a_gap_in_the_fac
         )
 
 
+def test_a_quiz_answer_that_is_not_in_its_fact_is_asked_again(
+    fake_openai, studio_sources, make_document
+):
+    # As the 1.5B model answered "Debian Seidel" to who translated it, the fact naming
+    # Jens Seidel: words of the fact, but not as the fact says them.
+    seen: set[str] = set()
+
+    def question(body: dict) -> str:
+        text = passage_of(body)
+        words = first_sentence(text).rstrip(".").split()
+        term = f"{words[0]} {words[-1]}" if text not in seen else " ".join(words[-2:])
+        seen.add(text)
+        return reply(
+            {
+                "fact": first_sentence(text),
+                "question": "Which words end it?",
+                "key_term": term,
+                "wrong_answers": ["alpha", "beta"],
+            }
+        )
+
+    fake_openai.chat_reply_for = question
+
+    document = make_document("quiz")
+
+    assert document.status == GeneratedDocument.Status.READY, document.error
+    assert len(fake_openai.chat_requests) == 2 * len(seen)
+    assert "is not in the fact; copy the key term word for word" in (
+        fake_openai.chat_requests[1].body["messages"][-1]["content"]
+    )
+    for item in document.data["questions"]:
+        answer = item["options"][item["answer_index"]]
+        assert answer in item["explanation"]
+
+
+def test_a_wrong_option_that_is_part_of_the_right_one_is_left_out(
+    fake_openai, studio_sources, make_document
+):
+    # "Debian" beside the right "Debian-System" in a gap question: both fit the gap.
+    def question(body: dict) -> str:
+        sentence = first_sentence(passage_of(body))
+        words = sentence.rstrip(".").split()
+        return reply(
+            {
+                "fact": sentence,
+                "question": "Which words end it?",
+                "key_term": " ".join(words[-2:]),
+                "wrong_answers": [words[-1], " ".join(words[-3:]), "alpha"],
+            }
+        )
+
+    fake_openai.chat_reply_for = question
+
+    document = make_document("quiz")
+
+    assert document.status == GeneratedDocument.Status.READY, document.error
+    questions = document.data["questions"]
+    assert questions
+    for item in questions:
+        assert item["options"][item["answer_index"]] != "alpha"
+        assert [option for option in item["options"] if option == "alpha"] == ["alpha"]
+        assert len(item["options"]) == 2
+
+
 def test_a_card_whose_front_is_a_sentence_is_asked_again(
     fake_openai, studio_sources, make_document
 ):
