@@ -382,8 +382,9 @@ def test_a_quiz_answer_that_is_not_in_its_fact_is_asked_again(
 
     assert document.status == GeneratedDocument.Status.READY, document.error
     assert len(fake_openai.chat_requests) == 2 * len(seen)
-    assert "is not in the fact; copy the key term word for word" in (
-        fake_openai.chat_requests[1].body["messages"][-1]["content"]
+    assert (
+        "is not in the fact; copy the key term word for word"
+        in (fake_openai.chat_requests[1].body["messages"][-1]["content"])
     )
     for item in document.data["questions"]:
         answer = item["options"][item["answer_index"]]
