@@ -59,6 +59,8 @@ passage that states it. Never invent a marker; never cite the summaries."""
 
 
 SHORT = 80  # an answer or an option is a few words
+# A sentence ends so, before any closing quote or bracket.
+SENTENCE_END_RE = re.compile(r"[.!?]['\"”’)\]]*\s*$")
 ANSWER_WORDS = 10
 # A question about the material, not its subject: "What is the main topic of the table?",
 # "Was ist das Hauptthema der Tabelle?" (the reader never saw a passage, a table or a text).
@@ -81,6 +83,10 @@ def _part(reply: dict[str, Any], number: int) -> dict[str, Any]:
     answer = reply["key_term"].strip().rstrip(".")
     if len(answer) >= SHORT or len(answer.split()) > ANSWER_WORDS:
         raise InvalidOutput(f"the answer is a sentence; give it in 1 to {ANSWER_WORDS} words")
+    if not SENTENCE_END_RE.search(reply["fact"]):
+        # A run of headings and table-of-contents words ("Kapitel 12, Programmierung,
+        # Startimpulse, …"), which a gap turned into a question no one could answer.
+        raise InvalidOutput("the fact is not a whole sentence; copy one whole sentence")
     named = set(content_terms(answer))
     question = reply["question"]
     if named and named <= set(content_terms(question)):
@@ -113,6 +119,8 @@ def _part(reply: dict[str, Any], number: int) -> dict[str, Any]:
             and len(option) < SHORT
             and not _same(option, [answer, *wrong])
             and not _within(option, answer)
+            # Named in the question ("wie _____, openssl, stunnel4, …"): no choice at all.
+            and _gap(question, option) is None
         ):
             wrong.append(option)
     explanation = cited(reply["fact"], number)

@@ -420,6 +420,62 @@ def test_a_wrong_option_that_is_part_of_the_right_one_is_left_out(
         assert len(item["options"]) == 2
 
 
+def test_a_wrong_option_the_question_names_is_left_out(fake_openai, studio_sources, make_document):
+    # A gap in a list ("wie _____, openssl, stunnel4, …") with the list's others as options.
+    def question(body: dict) -> str:
+        sentence = first_sentence(passage_of(body))
+        return reply(
+            {
+                "fact": sentence,
+                "question": "Is it gamma, delta or what the fact ends with?",
+                "key_term": sentence.rstrip(".").split()[-1],
+                "wrong_answers": ["gamma", "alpha", "delta"],
+            }
+        )
+
+    fake_openai.chat_reply_for = question
+
+    document = make_document("quiz")
+
+    assert document.status == GeneratedDocument.Status.READY, document.error
+    questions = document.data["questions"]
+    assert questions
+    assert all(len(item["options"]) == 2 and "alpha" in item["options"] for item in questions)
+
+
+def test_a_quiz_fact_that_is_no_whole_sentence_is_asked_again(
+    fake_openai, studio_sources, make_document
+):
+    # Headings and contents copied as the fact: "Kapitel 12, Programmierung, Startimpulse".
+    seen: set[str] = set()
+
+    def question(body: dict) -> str:
+        text = passage_of(body)
+        sentence = first_sentence(text)
+        fact = sentence if text in seen else sentence.rstrip(".")
+        seen.add(text)
+        return reply(
+            {
+                "fact": fact,
+                "question": "Which words end it?",
+                "key_term": " ".join(sentence.rstrip(".").split()[-2:]),
+                "wrong_answers": ["alpha", "beta"],
+            }
+        )
+
+    fake_openai.chat_reply_for = question
+
+    document = make_document("quiz")
+
+    assert document.status == GeneratedDocument.Status.READY, document.error
+    assert len(fake_openai.chat_requests) == 2 * len(seen)
+    assert (
+        "the fact is not a whole sentence"
+        in (fake_openai.chat_requests[1].body["messages"][-1]["content"])
+    )
+    assert len(document.data["questions"]) == len(seen)
+
+
 def test_a_card_whose_front_is_a_sentence_is_asked_again(
     fake_openai, studio_sources, make_document
 ):
