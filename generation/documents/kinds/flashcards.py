@@ -54,7 +54,8 @@ FRONT_WORDS = 8
 
 def _part(reply: dict[str, Any], number: int) -> dict[str, Any]:
     """The cards, each back cited; InvalidOutput for a front that is a sentence (the start
-    of a fact whose end is on the back) or a card that says the same on both sides."""
+    of a fact whose end is on the back), a card that says the same on both sides, or a back
+    that only announces its answer ("There are three key factors:")."""
     for card in reply["cards"]:
         front, back = card["front"].strip(), card["back"].strip()
         if len(front.split()) > FRONT_WORDS or back[:1].islower():
@@ -65,6 +66,12 @@ def _part(reply: dict[str, Any], number: int) -> dict[str, Any]:
             )
         if front.lower() == back.lower():
             raise InvalidOutput(f"the card {front!r} says the same on both sides")
+        if back.endswith(":"):
+            # "Es gibt drei Schlüsselfaktoren, die … bestimmen:" and nothing after it.
+            raise InvalidOutput(
+                f"the back of {front!r} ends with a colon, announcing what it does not say; "
+                "give the answer itself"
+            )
     return {"cards": [{**card, "back": cited(card["back"], number)} for card in reply["cards"]]}
 
 

@@ -503,6 +503,31 @@ def test_a_card_whose_front_is_a_sentence_is_asked_again(
     assert all(len(card["front"].split()) <= 8 for card in document.data["cards"])
 
 
+def test_a_card_whose_back_only_announces_its_answer_is_asked_again(
+    fake_openai, studio_sources, make_document
+):
+    seen: set[str] = set()
+
+    def cards(body: dict) -> str:
+        text = passage_of(body)
+        back = first_sentence(text)
+        if text not in seen:
+            back = "There are three key factors:"
+        seen.add(text)
+        return reply({"cards": [{"front": heading_of(text), "back": back}]})
+
+    fake_openai.chat_reply_for = cards
+
+    document = make_document("flashcards")
+
+    assert document.status == GeneratedDocument.Status.READY, document.error
+    assert len(fake_openai.chat_requests) == 2 * len(seen)
+    assert "ends with a colon" in fake_openai.chat_requests[1].body["messages"][-1]["content"]
+    assert not any(
+        card["back"].rstrip(" []0123456789").endswith(":") for card in document.data["cards"]
+    )
+
+
 def test_a_document_whose_time_runs_out_between_passages_fails_saying_so(
     fake_openai, studio_sources, make_document, settings
 ):
