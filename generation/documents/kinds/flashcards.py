@@ -50,6 +50,10 @@ CARDS_PER_PASSAGE = 2
 
 
 FRONT_WORDS = 8
+# A front that asks no question is a term: one of more words than this is a line copied
+# from the page ("getent passwd benutzername Konteninformationen von benutzername anzeigen",
+# a table's row), however short for a question.
+TERM_WORDS = 5
 
 
 def _part(reply: dict[str, Any], number: int) -> dict[str, Any]:
@@ -63,6 +67,11 @@ def _part(reply: dict[str, Any], number: int) -> dict[str, Any]:
                 f"the front {front!r} is the start of a sentence its back goes on with; make "
                 f"it a term or a short question of at most {FRONT_WORDS} words, and the back "
                 "a whole sentence"
+            )
+        if "?" not in front and len(front.split()) > TERM_WORDS:
+            raise InvalidOutput(
+                f"the front {front!r} is neither a term nor a question; make it a key term "
+                f"of at most {TERM_WORDS} words, or a short question"
             )
         if front.lower() == back.lower():
             raise InvalidOutput(f"the card {front!r} says the same on both sides")

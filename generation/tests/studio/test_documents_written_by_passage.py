@@ -528,6 +528,35 @@ def test_a_card_whose_back_only_announces_its_answer_is_asked_again(
     )
 
 
+def test_a_card_whose_front_is_a_copied_line_is_asked_again_and_a_question_is_kept(
+    fake_openai, studio_sources, make_document
+):
+    seen: set[str] = set()
+
+    def cards(body: dict) -> str:
+        text = passage_of(body)
+        back = first_sentence(text)
+        first = text not in seen
+        seen.add(text)
+        front = "getent passwd name account details of name shown" if first else heading_of(text)
+        return reply(
+            {"cards": [{"front": front, "back": back}, {"front": "Which one is it?", "back": back}]}
+        )
+
+    fake_openai.chat_reply_for = cards
+
+    document = make_document("flashcards")
+
+    assert document.status == GeneratedDocument.Status.READY, document.error
+    assert len(fake_openai.chat_requests) == 2 * len(seen)
+    assert (
+        "neither a term nor a question"
+        in (fake_openai.chat_requests[1].body["messages"][-1]["content"])
+    )
+    fronts = [card["front"] for card in document.data["cards"]]
+    assert "Which one is it?" in fronts and not any("getent" in front for front in fronts)
+
+
 def test_a_document_whose_time_runs_out_between_passages_fails_saying_so(
     fake_openai, studio_sources, make_document, settings
 ):
