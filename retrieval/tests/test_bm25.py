@@ -31,28 +31,21 @@ def scalar(sql: str, params=()):
         return cursor.fetchone()[0]
 
 
-@pytest.fixture
-def pond(notebook):
-    """52 chunks: 50 about water near the query vector, one far from it holding the rare
-    word "zygomorphic" (and "water"), one far from it holding neither; statistics taken."""
+def add_source(notebook, title: str, chunks: list[tuple[str, list[float]]]) -> Source:
+    """A ready English text source of `chunks` (text, vector) in `notebook`, in that order,
+    its full-text vectors written and the table's statistics taken (rolled back with the
+    test)."""
     source = Source.objects.create(
         owner=notebook.owner,
         kind=Source.Kind.TEXT,
-        title="pond",
-        filename="pond.txt",
+        title=title,
+        filename=f"{title}.txt",
         sha256=f"{next(_hashes):064x}",
         status=Source.Status.READY,
-        chunk_count=COMMON + 2,  # what the size rule reads, as ingest writes it
+        chunk_count=len(chunks),  # what the size rule reads, as ingest writes it
         search_config="english",
     )
     NotebookSource.objects.create(notebook=notebook, source=source)
-    texts = [
-        (f"Reeds grow in the shallow water, bed {n}.", [1.0, 0.01 * n, 0.0]) for n in range(COMMON)
-    ]
-    texts += [
-        ("Orchids bear zygomorphic blossoms by the water.", [0.0, 1.0, 0.0]),
-        ("Herons stand still.", [0.0, 0.0, 1.0]),
-    ]
     Chunk.objects.bulk_create(
         Chunk(
             source=source,
@@ -63,12 +56,26 @@ def pond(notebook):
             embedding=vector,
             embedding_model=MODEL,
         )
-        for n, (text, vector) in enumerate(texts)
+        for n, (text, vector) in enumerate(chunks)
     )
     Chunk.objects.filter(source=source).update(search_vector=SearchVector("text", config="english"))
     with connection.cursor() as cursor:
-        cursor.execute("ANALYZE library_chunk")  # rolled back with the test
+        cursor.execute("ANALYZE library_chunk")
     return source
+
+
+@pytest.fixture
+def pond(notebook):
+    """52 chunks: 50 about water near the query vector, one far from it holding the rare
+    word "zygomorphic" (and "water"), one far from it holding neither; statistics taken."""
+    texts = [
+        (f"Reeds grow in the shallow water, bed {n}.", [1.0, 0.01 * n, 0.0]) for n in range(COMMON)
+    ]
+    texts += [
+        ("Orchids bear zygomorphic blossoms by the water.", [0.0, 1.0, 0.0]),
+        ("Herons stand still.", [0.0, 0.0, 1.0]),
+    ]
+    return add_source(notebook, "pond", texts)
 
 
 def search(notebook, question: str, **options):
@@ -239,32 +246,8 @@ def test_a_large_notebook_whose_rare_words_match_nothing_reads_the_others_rarest
     herons' chunks are read, not the first 5 in the table."""
     rows = [f"Water fills pond {n}." for n in range(40)]
     rows += [f"Herons wade at pond {n}." for n in range(40, 52)]
-    source = Source.objects.create(
-        owner=notebook.owner,
-        kind=Source.Kind.TEXT,
-        title="ponds",
-        filename="ponds.txt",
-        sha256=f"{next(_hashes):064x}",
-        status=Source.Status.READY,
-        chunk_count=len(rows),
-        search_config="english",
-    )
-    NotebookSource.objects.create(notebook=notebook, source=source)
-    Chunk.objects.bulk_create(
-        Chunk(
-            source=source,
-            ordinal=n,
-            text=text,
-            char_start=0,
-            char_end=len(text),
-            embedding=[0.0, 0.0, 1.0],  # far from the question: the full text alone ranks
-            embedding_model=MODEL,
-        )
-        for n, text in enumerate(rows)
-    )
-    Chunk.objects.filter(source=source).update(search_vector=SearchVector("text", config="english"))
-    with connection.cursor() as cursor:
-        cursor.execute("ANALYZE library_chunk")  # rolled back with the test
+    # All far from the question: the full text alone ranks.
+    add_source(notebook, "ponds", [(text, [0.0, 0.0, 1.0]) for text in rows])
     settings.RETRIEVAL_EXACT_MAX_CHUNKS = 10
     monkeypatch.setattr(search_module, "LEXICAL_BUDGET", 10)
     monkeypatch.setattr(search_module, "LEXICAL_SHARE", 0.01)
@@ -287,32 +270,14 @@ def orchid_beds(notebook):
     rows += [f"Water fills pond {n}." for n in range(40)]
     best = ["Orchids bloom by the water in bed 90.", "Orchids bloom by the water in bed 91."]
     rows += best
-    source = Source.objects.create(
-        owner=notebook.owner,
-        kind=Source.Kind.TEXT,
-        title="beds",
-        filename="beds.txt",
-        sha256=f"{next(_hashes):064x}",
-        status=Source.Status.READY,
-        chunk_count=len(rows),
-        search_config="english",
+    add_source(
+        notebook,
+        "beds",
+        [
+            (text, [0.0, 0.0, 1.0] if text in best else [1.0, 0.01 * n, 0.0])
+            for n, text in enumerate(rows)
+        ],
     )
-    NotebookSource.objects.create(notebook=notebook, source=source)
-    Chunk.objects.bulk_create(
-        Chunk(
-            source=source,
-            ordinal=n,
-            text=text,
-            char_start=0,
-            char_end=len(text),
-            embedding=[0.0, 0.0, 1.0] if text in best else [1.0, 0.01 * n, 0.0],
-            embedding_model=MODEL,
-        )
-        for n, text in enumerate(rows)
-    )
-    Chunk.objects.filter(source=source).update(search_vector=SearchVector("text", config="english"))
-    with connection.cursor() as cursor:
-        cursor.execute("ANALYZE library_chunk")  # rolled back with the test
     return best
 
 
