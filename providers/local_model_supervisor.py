@@ -21,11 +21,12 @@ from typing import IO
 from django.conf import settings
 
 from providers.local_model import LocalModelUnavailable, Plan, healthy, read_status_at
+from providers.local_model_server import PORT_TAKEN
 
 logger = logging.getLogger(__name__)
 
 
-def server_command(plan: Plan, port: int) -> list[str]:
+def server_command(plan: Plan, port: int, listening_file: Path) -> list[str]:
     assert plan.path is not None
     return [
         sys.executable,
@@ -41,6 +42,8 @@ def server_command(plan: Plan, port: int) -> list[str]:
         str(plan.context),
         "--threads",
         str(plan.threads),
+        "--listening-file",
+        str(listening_file),
     ]
 
 
@@ -141,10 +144,25 @@ class LocalModelServer:
         self._log = (self.folder / "server.log").open("ab")
         self._spawn()
 
+    @property
+    def _listening_file(self) -> Path:
+        return self.folder / "listening"
+
+    def _listening(self) -> bool:
+        """Whether the child says it listens on the port: until then, whatever answers there
+        is another program (which took the port between free_port() and the child's bind)."""
+        assert self.process is not None
+        try:
+            return self._listening_file.read_text() == str(self.process.pid)
+        except OSError:
+            return False
+
     def _spawn(self) -> None:
         assert self._log is not None
+        with contextlib.suppress(OSError):
+            self._listening_file.unlink()
         self.process = subprocess.Popen(
-            server_command(self.plan, self.port),
+            server_command(self.plan, self.port, self._listening_file),
             stdout=self._log,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
@@ -205,11 +223,14 @@ class LocalModelServer:
                 self._spawn()
             return
         if self.process.poll() is not None:
-            self._failed(f"the model server exited ({self.process.returncode})", now)
+            if self.process.returncode == PORT_TAKEN:
+                self._failed(f"port {self.port} is taken by another program", now)
+            else:
+                self._failed(f"the model server exited ({self.process.returncode})", now)
             return
         if now < self._next_health:
             return
-        if healthy(self.base_url):
+        if self._listening() and healthy(self.base_url):
             if not self._ready:
                 logger.info("local model server ready after %.0f s", now - self._started)
                 self._pause = RESTART_PAUSE_SECONDS
@@ -259,6 +280,8 @@ class LocalModelServer:
             self._terminate(self.process)
         with contextlib.suppress(OSError):
             (self.folder / "status.json").unlink()
+        with contextlib.suppress(OSError):
+            self._listening_file.unlink()
         if self._log is not None:
             self._log.close()
         if self._lock is not None:

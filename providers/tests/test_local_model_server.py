@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 
 import pytest
 
@@ -56,7 +57,6 @@ def test_the_chat_provider_answers_with_the_local_model(model_server, settings):
 @pytest.mark.django_db
 def test_a_question_is_answered_while_a_long_reply_is_being_written(model_server):
     """Two slots: a short answer does not wait for a long studio reply to end."""
-    import threading
 
     finished: list[str] = []
 
@@ -186,3 +186,31 @@ def test_a_small_machine_runs_without_a_model(settings, monkeypatch):
 
     assert plan.path is None
     assert "memory" in plan.reason
+
+
+def test_another_program_on_the_port_is_not_taken_for_the_model(smallest_plan, tmp_path):
+    """The port is chosen free, then bound by the child a moment later: a program that took
+    it meanwhile answers /health too, and must not be mistaken for the model."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Healthy(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(b'{"status": "ok"}')
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    other = ThreadingHTTPServer(("127.0.0.1", 0), Healthy)
+    threading.Thread(target=other.serve_forever, daemon=True).start()
+    server = LocalModelServer(smallest_plan, data_dir=tmp_path, port=other.server_address[1])
+    server.start()
+    try:
+        assert not server.wait_ready(10)
+        status = read_status_at(tmp_path / "local-model" / "status.json")
+        assert status["state"] == "restarting"
+        assert f"port {server.port} is taken by another program" in status["problem"]
+    finally:
+        server.stop()
+        other.shutdown()
