@@ -21,6 +21,7 @@ from generation.citations import (
     map_markers,
     move_opening_markers,
     supported_markers,
+    with_announced_lines,
     without_restatements,
 )
 from generation.rewrite import standalone_query
@@ -68,8 +69,9 @@ class _Prepared:
         said = " ".join(
             (self.question, self.search_query, prompts.SYSTEM_PROMPT, prompts.CITATION_REMINDER)
         )
-        text = without_restatements(move_opening_markers(text), said)
         passages = [hit.chunk.text for hit in self.hits]
+        text = without_restatements(move_opening_markers(text), said)
+        text = with_announced_lines(text, passages)
         pointed = supported_markers(text, passages)
         attribution = attribute_sentences(pointed.text, passages)
         mapped = map_markers(attribution.text, len(self.hits))
