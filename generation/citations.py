@@ -139,6 +139,28 @@ stated states mentioned described found according Passage Passagen Abschnitt Tex
 Quellen Information Informationen steht stehen dies diese erwähnt beschrieben genannt"""
 
 
+# Words that answer a yes-or-no question by themselves ("No, herons do not wait there."),
+# which the stopword lists leave out of a sentence's terms.
+NEGATIONS_RE = re.compile(
+    r"\b(?:no|not|never|none|nothing|cannot|\w+n't|nein|nicht|nie|niemals|kein\w*)\b", re.I
+)
+
+
+def says_nothing(text: str, said: str) -> bool:
+    """No sentence of `text` uses a word beyond `said` (the question, its rewrite and
+    Loupe's own instructions to the model) and POINTING_WORDS, and none says no: markers
+    standing where the answer should be ("The tool that checks a /bin/sh script for
+    bash-only constructs is [1][5].", "… erreiche ich unter [1][2]."), or none but
+    markers at all."""
+    if NEGATIONS_RE.search(MARKER_RE.sub("", text)):
+        return False
+    known = set(terms(f"{said} {POINTING_WORDS}"))
+    return all(
+        set(terms(LIST_ITEM_RE.sub("", MARKER_RE.sub("", text[start:end])))) <= known
+        for start, end in claim_spans(text)
+    )
+
+
 # "Passage" is the prompt's name for what the model is given: an answer about the sources
 # has no cause to name it ("This command is found in the passage [1].").
 PASSAGE_RE = re.compile(r"\b(?:passages?|Passagen?)\b")

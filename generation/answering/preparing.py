@@ -20,6 +20,7 @@ from generation.citations import (
     hollow,
     map_markers,
     move_opening_markers,
+    says_nothing,
     supported_markers,
     with_announced_lines,
     without_restatements,
@@ -71,15 +72,16 @@ class _Prepared:
         )
         passages = [hit.chunk.text for hit in self.hits]
         text = without_restatements(move_opening_markers(text), said)
+        if says_nothing(text, said) and self.hits:
+            # A small model may write nothing but markers ("[1][2] [1][3]"), or put them
+            # where the answer should be ("The tool … is [1][5]."): no answer to show, so
+            # the passages' own sentences are, labelled as quotes.
+            logger.warning("The chat model's answer says nothing: %r; quoting instead", text[:80])
+            return self._quoted(model)
         text = with_announced_lines(text, passages)
         pointed = supported_markers(text, passages)
         attribution = attribute_sentences(pointed.text, passages)
         mapped = map_markers(attribution.text, len(self.hits))
-        if hollow(mapped.text) and self.hits:
-            # A small model may write nothing but markers ("[1][2] [1][3]"): no answer to
-            # show, so the passages' own sentences are, labelled as quotes.
-            logger.warning("The chat model wrote no words, only %r; quoting instead", text[:80])
-            return self._quoted(model)
         return self._stored(
             mapped.text,
             Message.Mode.LLM,

@@ -14,6 +14,7 @@ from generation.citations import (
     Pointed,
     hollow,
     move_opening_markers,
+    says_nothing,
     supported_markers,
     unsupported_sentences,
     without_restatements,
@@ -166,6 +167,37 @@ def test_a_sentence_that_only_points_at_passages_is_not_kept_as_a_claim(
 
     assert answer.message.content == "Grey herons wait at the edge of the pond [1]."
     assert [c.chunk.text for c in answer.message.citations.all()] == [HERONS.decode()]
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
+def test_markers_standing_where_the_answer_should_be_are_no_answer(
+    fake_openai, owner, notebook, library, streamed
+):
+    # As the 1.5B model wrote "The tool that checks a /bin/sh script for bash-only
+    # constructs is [1][5].": every word the question's, the answer left to the markers.
+    numbered(
+        fake_openai,
+        lambda n: (
+            f"Herons wait at [{n[HERONS.decode()]}] and the train leaves at [{n[TRAINS.decode()]}]."
+        ),
+    )
+
+    answer = ask(owner, notebook, streamed)
+
+    assert answer.message.mode == Message.Mode.EXTRACTIVE
+    assert "grey herons" in answer.message.content.lower()
+
+
+def test_an_answer_says_something_with_a_word_of_its_own_or_a_no():
+    assert says_nothing(
+        "Die Weboberfläche erreiche ich unter [1][2].",
+        "Unter welcher Adresse erreiche ich die Weboberfläche?",
+    )
+    assert says_nothing("[1][2] [1][3]", "Where do herons wait?")
+    assert not says_nothing("Herons wait at the edge of the pond [1].", "Where do herons wait?")
+    assert not says_nothing("No, herons do not wait [1].", "Do herons wait?")
+    assert not says_nothing("Nein, Reiher warten nicht [1].", "Warten Reiher?")
+    assert not says_nothing("Yes [1].", "Do herons wait?")
 
 
 def test_the_first_sentence_stays_though_it_only_repeats_the_question():
