@@ -8,6 +8,9 @@ import re
 from dataclasses import dataclass
 
 from citations.verification import SUPPORT_THRESHOLD, best_support, sentence_spans
+from generation.extractive.candidates import Candidate
+from generation.extractive.neighbours import introduced
+from generation.passage_units import ANNOUNCING_RE, BULLET_RE, units
 from language.words import terms
 from notebooks.models import Message
 
@@ -358,51 +361,32 @@ def unsupported_sentences(message: Message) -> list[str]:
     return [message.content[start:end] for start, end in uncited_spans(message.content, count)]
 
 
-# The end of a sentence that announces what comes next: "… as the following.", "… wie folgt
-# beheben:", "… the following command:". In the manuals Loupe reads, the lines after it are
-# a command, a setting or an example.
-ANNOUNCES_RE = re.compile(
-    r"(?::|\b(?:following|follows|folgt|folgende[mnrs]?)[^\S\n]*[.:])[^\S\n]*$", re.I
-)
-# A line of code, a command or a setting rather than of prose: a shell prompt, a character
-# prose rarely has, or too few words to be a sentence.
-CODE_SIGNS_RE = re.compile(r"^[$#%>]\s|[=/;{}<>|\\_]|::|--")
-ANNOUNCED_LINES = 8
-# A section heading ("9.1.1 Shell-Aktivitäten …"): where what an announcement shows ends.
-SECTION_RE = re.compile(r"^\d+(?:\.\d+)+\s")
-
-
-def _code_like(line: str) -> bool:
-    return bool(CODE_SIGNS_RE.search(line)) or len(line.split()) < 6
-
-
-def announced_lines(passage: str, start: int) -> str:
-    """The lines of `passage` that the sentence starting at `start` announces ("… as the
-    following.": a command, a setting), verbatim: from the line after the announcement to
-    the last line of code before the text goes back to prose, a heading, a blank line or a
-    new announcement; "" when the sentence announces nothing or code does not follow."""
-    lines = passage[start:].split("\n")
-    for number, line in enumerate(lines[:4]):  # the sentence's lines (PDF text wraps)
-        if ANNOUNCES_RE.search(line.strip()):
-            following = [candidate.strip() for candidate in lines[number + 1 :]]
-            break
-    else:
+def announced_lines(claim: str, passage: str) -> str:
+    """The commands or items that the sentence of `passage` holding `claim` announces ("…
+    as the following.", "… wie folgt beheben:"), verbatim, as the extractive answerer brings
+    them along (generation/extractive/neighbours.py): a list's items as a list; commands,
+    with their output and the lines between them, or a setting, as a code block; "" when
+    that sentence announces nothing, or nothing it could announce follows."""
+    found = units(passage)
+    claim_terms = set(terms(claim))
+    if not found or not claim_terms:
         return ""
-    block: list[str] = []
-    for line in following[:ANNOUNCED_LINES]:
-        prose_in_a_row = block[-1:] and not _code_like(block[-1]) and not _code_like(line)
-        if not line or SECTION_RE.match(line) or (block and line.endswith(":")) or prose_in_a_row:
-            break
-        block.append(line)
-    while block and not _code_like(block[-1]):
-        block.pop()
-    return "\n".join(block) if any(CODE_SIGNS_RE.search(line) for line in block) else ""
+    shares = [len(claim_terms & set(terms(unit.text))) / len(claim_terms) for unit in found]
+    best = max(range(len(found)), key=shares.__getitem__)
+    if shares[best] < SUPPORT_THRESHOLD or not found[best].introduces_next:
+        return ""
+    candidates = [Candidate(unit=unit, passage=0, terms=frozenset()) for unit in found]
+    brought = [found[at].text for at in introduced(candidates, best)]
+    if any(BULLET_RE.match(text) for text in brought):  # a list's items, each a claim
+        return "\n".join(f"- {BULLET_RE.sub('', text)}" for text in brought)
+    # Commands, a transcript, a setting: as they stand, no marker in them.
+    return "```\n" + "\n".join(brought) + "\n```" if brought else ""
 
 
 def with_announced_lines(text: str, passages: list[str]) -> str:
-    """A sentence of `text` that announces lines it does not give ("You can limit it with
+    """A sentence of `text` that announces what it does not give ("You can limit it with
     the following setting. [1]", where passage 1 has the setting on the next line) is
-    followed by those lines, verbatim from the passage and set as code. A small model copies
+    followed by what its passage announces there (announced_lines). A small model copies
     the announcing sentence of its passage and stops: the command the reader asked for is in
     the passage, one line below. `passages[i]` is the text of passage i + 1; markers as the
     model wrote them."""
@@ -411,7 +395,7 @@ def with_announced_lines(text: str, passages: list[str]) -> str:
         start, end = spans[index]
         sentence = text[start:end]
         claim = MARKER_RE.sub("", sentence).strip()
-        if not ANNOUNCES_RE.search(claim):
+        if not ANNOUNCING_RE.search(claim):
             continue
         # Markers after its full stop ("… following. [1]") are the sentence's.
         trailing = OPENING_MARKERS_RE.match(text, end)
@@ -428,12 +412,10 @@ def with_announced_lines(text: str, passages: list[str]) -> str:
             if 1 <= number <= len(passages)
         ]
         for number in named:
-            support = best_support(claim, passages[number - 1])
-            if not support.supported:
-                continue
-            block = announced_lines(passages[number - 1], support.start)
+            block = announced_lines(claim, passages[number - 1])
+            first = next((line for line in block.split("\n") if line.strip("`")), "")
             # A marker-like "[2]" in the lines would be taken for a citation.
-            if block and block.split("\n")[0] not in text and not MARKER_RE.search(block):
-                text = f"{text[:end]}\n\n```\n{block}\n```\n\n{text[end:].lstrip()}".rstrip()
+            if block and first.removeprefix("- ") not in text and not MARKER_RE.search(block):
+                text = f"{text[:end]}\n\n{block}\n\n{text[end:].lstrip()}".rstrip()
                 break
     return text

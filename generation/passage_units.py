@@ -124,6 +124,7 @@ class Unit:
     # A line of a few words on its own, not ending as a sentence: a table's header row
     # ("file content"), a label. It names things; it does not answer.
     label: bool = False
+    after_heading: bool = False  # the first unit after a heading: a new section begins
 
 
 def _normal(line: str) -> str:
@@ -282,6 +283,7 @@ def units(text: str, *, section: tuple[str, ...] = (), starts_mid_text: bool = F
     ending = lines[-1] if lines else ""
     found = []
     for position, (piece, block, paragraph) in enumerate(pieces):
+        opens_block = position == 0 or pieces[position - 1][1] is not block
         first_word = FIRST_WORD_RE.match(piece)
         opener = first_word.group(1).casefold() if first_word else ""
         prose = not block.code
@@ -315,6 +317,7 @@ def units(text: str, *, section: tuple[str, ...] = (), starts_mid_text: bool = F
                 and len(piece.split()) <= MAX_LABEL_WORDS
                 and not CLOSING_RE.search(piece)
                 and not BULLET_RE.match(piece),
+                after_heading=opens_block and block.after_heading and position > 0,
             )
         )
     return found

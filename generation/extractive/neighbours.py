@@ -42,10 +42,10 @@ def with_neighbours(candidates: list[Candidate], index: int, *, follower: bool) 
         and (unit.depends_on_previous or unit.code)
     ):
         group.insert(0, index - 1)
-    introduced = _introduced(candidates, index)
+    brought = introduced(candidates, index)
     after = _neighbour(candidates, index, index + 1)
-    if introduced:
-        group += introduced
+    if brought:
+        group += brought
     elif (
         follower
         and after is not None
@@ -53,7 +53,7 @@ def with_neighbours(candidates: list[Candidate], index: int, *, follower: bool) 
         and quotable(after)
         and not _dangling(candidates, index + 1)
     ):
-        group += [index + 1, *_introduced(candidates, index + 1)]
+        group += [index + 1, *introduced(candidates, index + 1)]
     return group
 
 
@@ -66,25 +66,37 @@ def _neighbour(candidates: list[Candidate], index: int, at: int) -> Candidate | 
     return there if there.passage == here.passage and beside else None
 
 
-def _introduced(candidates: list[Candidate], index: int) -> list[int]:
+def introduced(candidates: list[Candidate], index: int) -> list[int]:
     """What the unit at `index` comes with: the commands right after it (all of a list of
-    commands, the first of a transcript: a command with its output), or the items of the
-    list it introduces ("… as follows:")."""
+    commands; of a transcript, a command with its output, and when the unit announces it
+    ("… wie folgt beheben:"), the transcript's further commands and the lines between them,
+    up to its last command), or the items of the list it introduces ("… as follows:"). A
+    heading ends either: the next section is not what was announced."""
     found: list[int] = []
     following = _neighbour(candidates, index, index + 1)
-    if following is not None and following.unit.code:
+    announces = candidates[index].unit.introduces_next
+    if following is not None and following.unit.code and not following.unit.after_heading:
         for at in range(index + 1, index + 1 + MAX_INTRODUCED):
             command = _neighbour(candidates, index, at)
-            if command is None or not command.unit.code:
+            if command is None or command.unit.after_heading or command.unit.introduces_next:
+                break
+            if not (command.unit.code or announces):
                 break
             found.append(at)
-            if "\n" in command.unit.text:
+            if "\n" in command.unit.text and not announces:
                 break
+        while found and not candidates[found[-1]].unit.code:
+            found.pop()
     elif candidates[index].unit.introduces_next:
         for at in range(index + 1, index + 1 + MAX_INTRODUCED):
             item = _neighbour(candidates, index, at)
             # A table's rows the page run together are no item to read.
-            if item is None or not is_item(item.unit) or len(item.unit.text) > MAX_LISTED_CHARS:
+            if (
+                item is None
+                or item.unit.after_heading
+                or not is_item(item.unit)
+                or len(item.unit.text) > MAX_LISTED_CHARS
+            ):
                 break
             found.append(at)
     return found

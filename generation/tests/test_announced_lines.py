@@ -1,6 +1,6 @@
 """A small model copies the sentence of its passage that announces a command ("… as the
-following.") and stops: the lines it announces are given after it, verbatim from the
-passage, as code."""
+following.") and stops: what it announces is given after it, verbatim from the passage, as
+the extractive answerer brings it along: a list as a list, a transcript or a setting as code."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ RECORDING = (
 )
 
 
-def test_the_setting_a_sentence_announces_follows_it_as_code():
+def test_the_setting_a_sentence_announces_follows_it_up_to_the_next_section():
     answer = "To cap the mirror's bandwidth, set its configuration parameter as the following. [1]"
 
     assert with_announced_lines(answer, [MIRROR]) == (
@@ -37,13 +37,13 @@ def test_the_setting_a_sentence_announces_follows_it_as_code():
     )
 
 
-def test_an_example_keeps_its_lines_of_prose_between_commands_up_to_the_next_announcement():
+def test_a_transcript_keeps_its_lines_between_commands_up_to_the_next_announcement():
     answer = "Sie können die Sitzung mit dem Filter wie folgt bereinigen: [1]"
 
-    assert announced_lines(RECORDING, RECORDING.index("Sie können")) == (
-        "$ record\nRecording started, file is session\n"
+    assert announced_lines(answer, RECORDING) == (
+        "```\n$ record\nRecording started, file is session\n"
         "Arbeiten Sie wie gewohnt und beenden Sie die Aufzeichnung mit Strg-D am Ende.\n"
-        "$ filter -b < session > clean"
+        "$ filter -b < session > clean\n```"
     )
     assert "$ filter -b < session > clean\n```" in with_announced_lines(answer, [RECORDING])
     assert "other-recorder" not in with_announced_lines(answer, [RECORDING])
@@ -94,3 +94,17 @@ def test_an_answer_that_stops_at_the_announcement_shows_the_setting_cited(
     assert text.endswith('[1]\n\n```\nMirror::Http::Rate-Limit "800";\n```')
     (citation,) = answer.message.citations.all()
     assert citation.supported
+
+
+def test_a_list_announced_comes_as_a_list():
+    passage = (
+        "To debug a program you need the following packages:\n"
+        "• gdb, the debugger\n"
+        "• the program's -dbgsym package\n"
+        "3.1 Other tools\n"
+        "• strace"
+    )
+
+    assert announced_lines("You need the following packages:", passage) == (
+        "- gdb, the debugger\n- the program's -dbgsym package"
+    )
