@@ -34,7 +34,10 @@ def _prompt(
 ) -> tuple[list[Hit], list[dict[str, str]]]:
     """The chat model's messages: the notebook's system prompt (with the asker's facts), the
     earlier turns, then the question with the passages that fit; and those passages' hits."""
-    documents = [(source.get_kind_display(), source.title) for source in ready]
+    # The documents the passages come from first: the list names only the first few.
+    given = {hit.chunk.source_id: rank for rank, hit in reversed(list(enumerate(hits)))}
+    listed = sorted(ready, key=lambda source: given.get(source.pk, len(hits)))
+    documents = [(source.get_kind_display(), source.title) for source in listed]
     system = chat_style.system_prompt(notebook)
     if memories:
         system += "\n\n" + prompts.memory_section(memories)

@@ -197,3 +197,21 @@ def test_the_reminder_read_last_names_the_questions_language(fake_openai, owner,
 
     assert german.endswith("Write the answer in German.")
     assert english.endswith("Write the answer in English.")
+
+
+def test_the_documents_list_names_the_passages_documents_first_and_at_most_ten(
+    fake_openai, owner, notebook, library, add_ready_source
+):
+    for number in range(12):
+        add_ready_source(
+            notebook, f"Ledger {number} of the pond keeper.".encode(), f"l{number}.txt"
+        )
+    fake_openai.chat_replies.append("Herons wait [1].")
+
+    answer_question(user=owner, notebook=notebook, question="Where do herons wait?")
+
+    prompt = fake_openai.chat_requests[0].body["messages"][1]["content"]
+    listed = prompt.split("Documents in this notebook:\n")[1].split("\n\n")[0].split("\n")
+    assert len(listed) == prompts.PROMPT_DOCUMENTS + 1
+    assert listed[-1] == "- … and 5 more"
+    assert listed[0] == "- herons (Text)"  # the first passage's document
