@@ -157,11 +157,18 @@ def says_nothing(text: str, said: str) -> bool:
     markers at all."""
     if NEGATIONS_RE.search(MARKER_RE.sub("", text)):
         return False
-    known = set(terms(f"{said} {POINTING_WORDS}"))
-    return all(
-        set(terms(LIST_ITEM_RE.sub("", MARKER_RE.sub("", text[start:end])))) <= known
-        for start, end in claim_spans(text)
-    )
+    known = _known_words(said)
+    return all(set(_claim_words(text[start:end])) <= known for start, end in claim_spans(text))
+
+
+def _known_words(said: str) -> set[str]:
+    """The terms an answer's sentence may use and still say nothing from the sources."""
+    return set(terms(f"{said} {POINTING_WORDS}"))
+
+
+def _claim_words(sentence: str) -> tuple[str, ...]:
+    """A sentence's terms, without its markers and its list bullet."""
+    return tuple(terms(LIST_ITEM_RE.sub("", MARKER_RE.sub("", sentence))))
 
 
 # "Passage" is the prompt's name for what the model is given: an answer about the sources
@@ -180,7 +187,7 @@ def without_restatements(text: str, said: str) -> str:
     again what one before it said goes too (a small model at a low temperature loops).
     Markers standing after a full stop ("… umstellen. [1][3]") belong to the sentence
     before, and go only with it."""
-    known = set(terms(f"{said} {POINTING_WORDS}"))
+    known = _known_words(said)
     saying_nothing: list[tuple[int, int]] = []
     first, dropped = True, False
     seen: set[tuple[str, ...]] = set()
@@ -195,7 +202,7 @@ def without_restatements(text: str, said: str) -> str:
         opens = opening.end() if opening else 0
         if dropped and opens:
             saying_nothing.append((start, start + opens))
-        words = tuple(terms(LIST_ITEM_RE.sub("", MARKER_RE.sub("", sentence[opens:]))))
+        words = _claim_words(sentence[opens:])
         dropped = not first and (
             set(words) <= known or bool(PASSAGE_RE.search(sentence)) or words in seen
         )
