@@ -7,6 +7,8 @@ from __future__ import annotations
 import os
 import signal
 import threading
+import time
+from pathlib import Path
 
 import pytest
 
@@ -135,11 +137,27 @@ def test_a_command_joins_no_server_that_is_not_running(model_server, tmp_path, s
     assert settings.CHAT_BASE_URL == ""
 
     settings.DATA_DIR = tmp_path
-    os.kill(model_server.process.pid, signal.SIGSTOP)  # its status says ready; it answers not
+    stop(model_server.process.pid)  # its status says ready; it answers not
     try:
         assert not local_model.join_running_server()
     finally:
         os.kill(model_server.process.pid, signal.SIGCONT)
+
+
+def stop(pid: int) -> None:
+    """SIGSTOP, and wait until every thread of the process has stopped: the signal wakes
+    one thread, which then stops the others, so llama.cpp's HTTP thread can still answer a
+    request sent in between (it did, in CI)."""
+    os.kill(pid, signal.SIGSTOP)
+    deadline = time.monotonic() + 30
+    while not all(thread_stopped(task) for task in Path(f"/proc/{pid}/task").iterdir()):
+        assert time.monotonic() < deadline, f"process {pid} did not stop"
+        time.sleep(0.01)
+
+
+def thread_stopped(task: Path) -> bool:
+    # /proc/PID/task/TID/stat: "TID (name) STATE ..."; the name may hold spaces.
+    return (task / "stat").read_text().rpartition(")")[2].split()[0] == "T"
 
 
 def test_its_state_is_written_to_the_data_folder_and_removed_at_the_end(smallest_plan, tmp_path):
@@ -216,3 +234,4 @@ def test_another_program_on_the_port_is_not_taken_for_the_model(smallest_plan, t
     finally:
         server.stop()
         other.shutdown()
+        other.server_close()
