@@ -75,6 +75,8 @@ class LocalModelServer:
         self.plan = plan
         self.folder = Path(data_dir or settings.DATA_DIR) / "local-model"
         self.port = port
+        # A port given here is kept when taken; one Loupe chose is replaced by another.
+        self._port_given = bool(port)
         self.process: subprocess.Popen[bytes] | None = None
         self.state = "stopped"
         self.restarts = 0
@@ -223,8 +225,13 @@ class LocalModelServer:
                 self._spawn()
             return
         if self.process.poll() is not None:
-            if self.process.returncode == PORT_TAKEN:
+            if self.process.returncode == PORT_TAKEN and self._port_given:
                 self._failed(f"port {self.port} is taken by another program", now)
+            elif self.process.returncode == PORT_TAKEN:
+                taken, self.port = self.port, free_port()
+                self._failed(
+                    f"port {taken} was taken by another program; moving to {self.port}", now
+                )
             else:
                 self._failed(f"the model server exited ({self.process.returncode})", now)
             return

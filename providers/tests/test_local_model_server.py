@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from providers import local_model
+from providers import local_model, local_model_supervisor
 from providers.chat import chat
 from providers.local_model import (
     PACKAGED_MODELS,
@@ -21,7 +21,7 @@ from providers.local_model import (
     read_status_at,
     too_small,
 )
-from providers.local_model_supervisor import LocalModelServer
+from providers.local_model_supervisor import LocalModelServer, free_port
 
 SMALLEST = PACKAGED_MODELS[-1]
 pytestmark = pytest.mark.timeout(600)
@@ -208,9 +208,9 @@ def test_a_small_machine_runs_without_a_model(settings, monkeypatch):
     assert "memory" in plan.reason
 
 
-def test_another_program_on_the_port_is_not_taken_for_the_model(smallest_plan, tmp_path):
-    """The port is chosen free, then bound by the child a moment later: a program that took
-    it meanwhile answers /health too, and must not be mistaken for the model."""
+@pytest.fixture
+def other_program():
+    """A program that answers /health on a port of its own, as llama.cpp does."""
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
     class Healthy(BaseHTTPRequestHandler):
@@ -224,14 +224,60 @@ def test_another_program_on_the_port_is_not_taken_for_the_model(smallest_plan, t
 
     other = ThreadingHTTPServer(("127.0.0.1", 0), Healthy)
     threading.Thread(target=other.serve_forever, daemon=True).start()
-    server = LocalModelServer(smallest_plan, data_dir=tmp_path, port=other.server_address[1])
+    try:
+        yield other.server_address[1]
+    finally:
+        other.shutdown()
+        other.server_close()
+
+
+def test_another_program_on_the_port_is_not_taken_for_the_model(
+    smallest_plan, tmp_path, other_program, monkeypatch
+):
+    """The port is chosen free, then bound by the child a moment later: a program that took
+    it meanwhile answers /health too, and must not be mistaken for the model. The model
+    moves to another port."""
+    ports = iter([other_program, free_port()])
+    monkeypatch.setattr(local_model_supervisor, "free_port", lambda: next(ports))
+    server = LocalModelServer(smallest_plan, data_dir=tmp_path)
+    server.start()
+    states = []
+    try:
+        deadline = time.monotonic() + 120
+        while server.state != "ready" and time.monotonic() < deadline:
+            server.check()
+            states.append((server.state, server.port))
+            time.sleep(0.2)
+
+        assert server.state == "ready"
+        assert server.port != other_program
+        assert ("ready", other_program) not in states
+        assert ("restarting", server.port) in states
+        assert server.restarts == 1
+        assert chat_reply(server)
+    finally:
+        server.stop()
+
+
+def test_a_port_given_to_it_and_taken_is_said_to_be_taken(smallest_plan, tmp_path, other_program):
+    server = LocalModelServer(smallest_plan, data_dir=tmp_path, port=other_program)
     server.start()
     try:
         assert not server.wait_ready(10)
         status = read_status_at(tmp_path / "local-model" / "status.json")
         assert status["state"] == "restarting"
-        assert f"port {server.port} is taken by another program" in status["problem"]
+        assert status["problem"] == f"port {other_program} is taken by another program"
     finally:
         server.stop()
-        other.shutdown()
-        other.server_close()
+
+
+def chat_reply(server: LocalModelServer) -> str:
+    from openai import OpenAI
+
+    client = OpenAI(base_url=server.base_url, api_key="none", timeout=60)
+    reply = client.chat.completions.create(
+        model=server.plan.chat_model,
+        messages=[{"role": "user", "content": "Say hi."}],
+        max_tokens=4,
+    )
+    return reply.choices[0].message.content or ""
