@@ -16,7 +16,7 @@ answer, citations verified), and scored per language:
 Off-topic questions (which the document cannot answer) count as refused when the answer
 cites nothing; otherwise what they cited is listed.
 
-With `answers`, each answer is also read as a person would (`answer_row`): its text, mode,
+With `answers`, each answer is also read as a person would (`read_answer`): its text, mode,
 cited pages, whether a gold page is cited, its sentences and how many carry a citation the
 support check verified, whether it was only markers, and how long it took.
 """
@@ -166,6 +166,35 @@ def page_texts(notebook: Notebook) -> dict[int, str]:
 
 
 @dataclass
+class ReadFigures:
+    """With `answers`: the sentences written, those with a verified citation, the answers of
+    only markers, and each answer's seconds (`read_answer`'s rows added up)."""
+
+    sentences: int = 0
+    supported_sentences: int = 0
+    marker_only: int = 0
+    seconds: list[float] = field(default_factory=list)
+
+    def add(self, row: dict[str, Any]) -> None:
+        self.sentences += row["sentences"]
+        self.supported_sentences += row["supported_sentences"]
+        self.marker_only += row["marker_only"]
+        self.seconds.append(row["seconds"])
+
+    def as_dict(self) -> dict[str, Any]:
+        if not self.seconds:
+            return {}
+        ordered = sorted(self.seconds)
+        return {
+            "sentences": self.sentences,
+            "supported_sentences": self.supported_sentences,
+            "marker_only": self.marker_only,
+            "seconds_p50": round(ordered[len(ordered) // 2], 1),
+            "seconds_max": round(ordered[-1], 1),
+        }
+
+
+@dataclass
 class LanguageFigures:
     questions: int = 0
     retrieved: dict[int, int] = field(default_factory=lambda: dict.fromkeys(RECALL_AT, 0))
@@ -175,15 +204,10 @@ class LanguageFigures:
     missed: list[dict[str, Any]] = field(default_factory=list)  # gold page not cited
     # Questions the chat model failed to answer (a slow or broken server): counted apart.
     failed: list[dict[str, Any]] = field(default_factory=list)
-    # With `answers`: sentences written, those with a verified citation, answers of only
-    # markers, and each answer's seconds.
-    sentences: int = 0
-    supported_sentences: int = 0
-    marker_only: int = 0
-    seconds: list[float] = field(default_factory=list)
+    read: ReadFigures = field(default_factory=ReadFigures)
 
     def as_dict(self) -> dict[str, Any]:
-        figures = {
+        return {
             "questions": self.questions,
             **{f"retrieved@{n}": count for n, count in self.retrieved.items()},
             "cited": self.cited,
@@ -191,17 +215,7 @@ class LanguageFigures:
             "quote_found": self.quote_found,
             "missed": self.missed,
             "failed": self.failed,
-        }
-        if self.seconds:
-            ordered = sorted(self.seconds)
-            figures |= {
-                "sentences": self.sentences,
-                "supported_sentences": self.supported_sentences,
-                "marker_only": self.marker_only,
-                "seconds_p50": round(ordered[len(ordered) // 2], 1),
-                "seconds_max": round(ordered[-1], 1),
-            }
-        return figures
+        } | self.read.as_dict()
 
 
 @dataclass
@@ -228,8 +242,20 @@ _MARKER_RE = re.compile(r"\[(\d+)\]")
 
 
 def answer_row(answer: Answer, item: PageItem, seconds: float) -> dict[str, Any]:
-    """One answer as a person reads it: what it says, what it cites, which of its sentences
-    a verified citation backs."""
+    """One answer as a person reads it (`read_answer`), and the pages it cites."""
+    cited = _cited_pages(answer)
+    return {
+        "id": item.id,
+        "question": item.question,
+        **read_answer(answer, seconds),
+        "cited_pages": cited,
+        "gold": sorted(item.pages),
+        "gold_cited": any(page in item.pages for page in cited),
+    }
+
+
+def read_answer(answer: Answer, seconds: float) -> dict[str, Any]:
+    """What an answer says, and which of its sentences a verified citation backs."""
     text = answer.message.content
     supported = {citation.n for citation in answer.citations if citation.supported}
     spans = claim_spans(text)
@@ -248,15 +274,9 @@ def answer_row(answer: Answer, item: PageItem, seconds: float) -> dict[str, Any]
         sentences.append(sentence)
         if any(int(n) in supported for n in markers):
             backed.append(sentence)
-    cited = _cited_pages(answer)
     return {
-        "id": item.id,
-        "question": item.question,
         "mode": answer.message.mode,
         "answer": text,
-        "cited_pages": cited,
-        "gold": sorted(item.pages),
-        "gold_cited": any(page in item.pages for page in cited),
         "sentences": len(sentences),
         "supported_sentences": len(backed),
         "marker_only": answer.message.mode == Message.Mode.LLM and hollow(text),
@@ -299,10 +319,7 @@ def evaluate_pages(
             row = answer_row(answer, item, time.monotonic() - started)
             rows.append(row)
             on_row(row)
-            figures.sentences += row["sentences"]
-            figures.supported_sentences += row["supported_sentences"]
-            figures.marker_only += row["marker_only"]
-            figures.seconds.append(row["seconds"])
+            figures.read.add(row)
         pages = [hit.chunk.page for hit in answer.passages]
         for n in RECALL_AT:
             figures.retrieved[n] += any(page in item.pages for page in pages[:n])

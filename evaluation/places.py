@@ -16,13 +16,18 @@ alone, through the normal answer path, and scored per kind of file (its suffix):
   passages the answer was given;
 - cited: one of the answer's citations points at such a chunk;
 - refused: the answer is a refusal (the passages seemed not to cover the question).
+
+With `answers`, each answer is also read as a person would (`evaluation.pages.read_answer`):
+its text, the places it cites, whether one is the gold place, its sentences and how many a
+verified citation backs.
 """
 
 from __future__ import annotations
 
 import re
+import time
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -30,13 +35,14 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.utils import translation
 
-from evaluation.pages import jsonl_rows
+from evaluation.pages import ReadFigures, jsonl_rows, read_answer
 from evaluation.recall import RECALL_AT, EvaluationError, normalise
-from generation.answering import answer_question
+from generation.answering import Answer, answer_question
 from library import embedding_state
 from library.languages import reader_language
 from library.models import Chunk
 from notebooks.models import Message, Notebook
+from providers.errors import ProviderError
 
 _NOT_WORD = re.compile(r"\W+")
 
@@ -141,6 +147,9 @@ class KindFigures:
     refused: int = 0
     missed: list[dict[str, Any]] = field(default_factory=list)  # gold place not retrieved
     refusals: list[str] = field(default_factory=list)  # the refused questions' ids
+    # Questions the chat model failed to answer (a slow or broken server): counted apart.
+    failed: list[dict[str, Any]] = field(default_factory=list)
+    read: ReadFigures = field(default_factory=ReadFigures)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -152,7 +161,8 @@ class KindFigures:
             "refused": self.refused,
             "missed": self.missed,
             "refusals": self.refusals,
-        }
+            "failed": self.failed,
+        } | self.read.as_dict()
 
 
 def _chunks(notebook: Notebook) -> list[Chunk]:
@@ -169,23 +179,41 @@ def _place(chunk: Chunk) -> str:
 
 
 def evaluate_places(
-    *, user: User, notebooks: dict[str, Notebook], items: Iterable[PlaceItem]
+    *,
+    user: User,
+    notebooks: dict[str, Notebook],
+    items: Iterable[PlaceItem],
+    answers: bool = False,
+    on_row: Callable[[dict[str, Any]], None] = lambda row: None,
 ) -> dict[str, Any]:
-    """Ask every question in its file's notebook and score the answers, per kind of file.
+    """Ask every question in its file's notebook and score the answers, per kind of file;
+    with `answers`, every answer's row too (`answer_row`), under "answers", each also given
+    to `on_row` as it is made.
 
     Every answer is a billed call like any other, at `user`'s expense."""
     chunks = {name: _chunks(notebook) for name, notebook in notebooks.items()}
     by_kind: dict[str, KindFigures] = defaultdict(KindFigures)
+    rows: list[dict[str, Any]] = []
     for item in items:
         figures = by_kind[item.kind]
         figures.questions += 1
         holding = [c for c in chunks[item.file] if holds(c, item)]
         figures.quote_found += bool(holding)
         figures.place_right += any(at_place(chunk, item.where) for chunk in holding)
-        with translation.override(reader_language(item.question, given=item.lang)):
-            answer = answer_question(
-                user=user, notebook=notebooks[item.file], question=item.question
-            )
+        started = time.monotonic()
+        try:
+            with translation.override(reader_language(item.question, given=item.lang)):
+                answer = answer_question(
+                    user=user, notebook=notebooks[item.file], question=item.question
+                )
+        except ProviderError as exc:  # one answer's failure is a figure, not the run's end
+            figures.failed.append({"id": item.id, "error": str(exc)})
+            continue
+        if answers:
+            row = answer_row(answer, item, time.monotonic() - started)
+            rows.append(row)
+            on_row(row)
+            figures.read.add(row)
         passages = [hit.chunk for hit in answer.passages]
         for n in RECALL_AT:
             figures.retrieved[n] += any(_gold(chunk, item) for chunk in passages[:n])
@@ -202,4 +230,23 @@ def evaluate_places(
                     "retrieved": [_place(chunk) for chunk in passages[:3]],
                 }
             )
-    return {"kinds": {kind: figures.as_dict() for kind, figures in sorted(by_kind.items())}}
+    result: dict[str, Any] = {
+        "kinds": {kind: figures.as_dict() for kind, figures in sorted(by_kind.items())}
+    }
+    if answers:
+        result["answers"] = rows
+    return result
+
+
+def answer_row(answer: Answer, item: PlaceItem, seconds: float) -> dict[str, Any]:
+    """One answer as a person reads it (`read_answer`), and the places it cites."""
+    cited = [citation.chunk for citation in answer.citations if citation.chunk is not None]
+    return {
+        "id": item.id,
+        "file": item.file,
+        "question": item.question,
+        **read_answer(answer, seconds),
+        "cited_places": [_place(chunk) for chunk in cited],
+        "gold": item.where,
+        "gold_cited": any(_gold(chunk, item) for chunk in cited),
+    }

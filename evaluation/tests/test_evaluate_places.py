@@ -83,3 +83,36 @@ def test_places_and_pages_run_apart(place_set):
 
     with pytest.raises(CommandError, match="apart"):
         run("--places", str(questions), "--pages", str(questions), "--docs", str(docs))
+
+
+def test_answers_mode_reads_every_answer_with_the_places_it_cites(fake_openai, place_set):
+    questions, docs = place_set
+    fake_openai.chat_replies += ["Herons fish at dawn [1]. They sleep in trees."]
+
+    figures = json.loads(
+        run("--places", str(questions), "--docs", str(docs), "--answers", "--limit", "1", "--json")
+    )
+
+    [row] = figures["answers"]
+    assert row["answer"] == "Herons fish at dawn [1]. They sleep in trees."
+    assert row["gold_cited"] and row["gold"] == {"slide": 2}
+    assert row["cited_places"] == ["slide 2 › Herons"]
+    assert (row["sentences"], row["supported_sentences"], row["marker_only"]) == (2, 1, False)
+    pptx = figures["kinds"]["pptx"]
+    assert (pptx["questions"], pptx["sentences"], pptx["supported_sentences"]) == (1, 2, 1)
+    printed = run("--places", str(questions), "--docs", str(docs), "--answers", "--limit", "1")
+    assert "s-1 [llm, " in printed and 'gold {"slide": 2} cited [' in printed
+    assert "Q: When do herons fish?" in printed
+
+
+def test_a_place_question_the_model_failed_is_counted_apart(fake_openai, place_set):
+    questions, docs = place_set
+    fake_openai.fail_next("garbage", endpoint="chat/completions")
+    fake_openai.chat_replies += ["Moss grows on the north side of old oak trees [1]."] * 2
+
+    figures = json.loads(
+        run("--places", str(questions), "--docs", str(docs), "--answers", "--json")
+    )
+
+    assert [failure["id"] for failure in figures["kinds"]["pptx"]["failed"]] == ["s-1"]
+    assert len(figures["answers"]) == 2

@@ -76,11 +76,15 @@ class Command(DatabaseCommand):
         parser.add_argument(
             "--answers",
             action="store_true",
-            help="with --pages: every answer read as a person would (its text, cited pages, "
-            "gold page cited, sentences with a verified citation, only markers, seconds)",
+            help="with --pages or --places: every answer read as a person would (its text, "
+            "cited pages or places, gold cited, sentences with a verified citation, only "
+            "markers, seconds)",
         )
         parser.add_argument(
-            "--limit", type=int, default=0, help="with --pages: the first N questions (0: all)"
+            "--limit",
+            type=int,
+            default=0,
+            help="with --pages or --places: the first N questions (0: all)",
         )
         parser.add_argument("--k", type=int, default=8, help="passages per question (8)")
         parser.add_argument("--user", default="evaluate", help="owner of the documents")
@@ -191,10 +195,19 @@ class Command(DatabaseCommand):
         notebooks = {}
         try:
             items = load_place_items(options["places"])
+            if options["limit"]:
+                items = items[: options["limit"]]
             notebooks = ingest_pdfs(
                 user=user, docs=options["docs"], names=[item.file for item in items]
             )
-            figures = evaluate_places(user=user, notebooks=notebooks, items=items)
+            figures = evaluate_places(
+                user=user,
+                notebooks=notebooks,
+                items=items,
+                answers=options["answers"],
+                # Each answer's row on stderr as it comes: stdout keeps the one summary.
+                on_row=lambda row: self.stderr.write(json.dumps(row, ensure_ascii=False)),
+            )
         except EvaluationError as exc:
             raise CommandError(str(exc)) from exc
         finally:
@@ -204,6 +217,7 @@ class Command(DatabaseCommand):
             self.stdout.write(json.dumps(figures, ensure_ascii=False))
             return
         self._write_rows(figures["kinds"], place="place")
+        self._write_answers(figures.get("answers", []), cited="cited_places")
 
     def _handle_pages(self, user: Any, options: dict[str, Any]) -> None:
         notebooks = {}
@@ -236,20 +250,24 @@ class Command(DatabaseCommand):
             self.stdout.write(json.dumps(figures, ensure_ascii=False))
             return
         self._write_rows(figures["questions"], place="gold page")
-        for answer in figures.get("answers", []):
-            verdict = "gold cited" if answer["gold_cited"] else "missed"
-            self.stdout.write(
-                f"{answer['id']} [{answer['mode']}, {answer['seconds']} s] gold {answer['gold']} "
-                f"cited {answer['cited_pages']} ({verdict}; {answer['supported_sentences']}/"
-                f"{answer['sentences']} sentences verified)\n"
-                f"  Q: {answer['question']}\n  A: {answer['answer']}"
-            )
+        self._write_answers(figures.get("answers", []), cited="cited_pages")
         for lang, row in figures.get("offtopic", {}).items():
             self.stdout.write(
                 f"{lang} off-topic: {row['refused']}/{row['questions']} refused (nothing cited)"
             )
             for cited in row["cited"]:
                 self.stdout.write(f"  {cited['question']} cited pages {cited['pages']}")
+
+    def _write_answers(self, answers: list[dict[str, Any]], *, cited: str) -> None:
+        for answer in answers:
+            verdict = "gold cited" if answer["gold_cited"] else "missed"
+            gold = json.dumps(answer["gold"], ensure_ascii=False)
+            self.stdout.write(
+                f"{answer['id']} [{answer['mode']}, {answer['seconds']} s] gold {gold} "
+                f"cited {answer[cited]} ({verdict}; {answer['supported_sentences']}/"
+                f"{answer['sentences']} sentences verified)\n"
+                f"  Q: {answer['question']}\n  A: {answer['answer']}"
+            )
 
     def _write_rows(self, rows: dict[str, dict[str, Any]], *, place: str) -> None:
         """A line of figures per kind (--places) or language (--pages), then the questions
