@@ -285,6 +285,13 @@ def read_answer(answer: Answer, seconds: float) -> dict[str, Any]:
     }
 
 
+def ask(user: User, notebook: Notebook, question: str, lang: str) -> Answer:
+    """One question through the normal answer path. A command has no reader: a refusal is
+    written in the question's language."""
+    with translation.override(reader_language(question, given=lang)):
+        return answer_question(user=user, notebook=notebook, question=question)
+
+
 def evaluate_pages(
     *,
     user: User,
@@ -307,11 +314,7 @@ def evaluate_pages(
         figures.questions += 1
         started = time.monotonic()
         try:
-            # A command has no reader: a refusal is written in the question's language.
-            with translation.override(reader_language(item.question, given=item.lang)):
-                answer = answer_question(
-                    user=user, notebook=notebooks[item.doc], question=item.question
-                )
+            answer = ask(user, notebooks[item.doc], item.question, item.lang)
         except ProviderError as exc:  # one answer's failure is a figure, not the run's end
             figures.failed.append({"id": item.id, "error": str(exc)})
             continue
@@ -339,10 +342,7 @@ def evaluate_pages(
         figures_off = off[question.lang]
         figures_off.questions += 1
         try:
-            with translation.override(reader_language(question.question, given=question.lang)):
-                answer = answer_question(
-                    user=user, notebook=notebooks[question.doc], question=question.question
-                )
+            answer = ask(user, notebooks[question.doc], question.question, question.lang)
         except ProviderError as exc:
             figures_off.failed.append({"question": question.question, "error": str(exc)})
             continue

@@ -33,13 +33,11 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.utils import translation
 
-from evaluation.pages import ReadFigures, jsonl_rows, read_answer
+from evaluation.pages import ReadFigures, ask, jsonl_rows, read_answer
 from evaluation.recall import RECALL_AT, EvaluationError, normalise
-from generation.answering import Answer, answer_question
+from generation.answering import Answer
 from library import embedding_state
-from library.languages import reader_language
 from library.models import Chunk
 from notebooks.models import Message, Notebook
 from providers.errors import ProviderError
@@ -202,10 +200,7 @@ def evaluate_places(
         figures.place_right += any(at_place(chunk, item.where) for chunk in holding)
         started = time.monotonic()
         try:
-            with translation.override(reader_language(item.question, given=item.lang)):
-                answer = answer_question(
-                    user=user, notebook=notebooks[item.file], question=item.question
-                )
+            answer = ask(user, notebooks[item.file], item.question, item.lang)
         except ProviderError as exc:  # one answer's failure is a figure, not the run's end
             figures.failed.append({"id": item.id, "error": str(exc)})
             continue
