@@ -1,5 +1,6 @@
 """The part of a passage a small model needs: the sentence that best matches the question,
-with the sentences around it, within a token budget (CHAT_PASSAGE_TOKENS).
+with the sentences around it, within a token budget (CHAT_PASSAGE_TOKENS); a table's row
+comes under the table's header.
 
 A 420-token window holds the answer in a sentence or two; eight whole windows are a
 3,500-token prompt that a 2-core CPU reads in about a minute before the first word, and in
@@ -33,6 +34,14 @@ def focused(text: str, question: str, budget: int) -> str:
     wanted = set(terms(question))
     scores = [len(wanted & set(terms(text[start:end]))) for start, end in spans]
     best = max(range(len(spans)), key=lambda index: (scores[index], -index))
+    # A table's row means nothing without its column names: the header goes first.
+    head = table_head(text, spans, best)
+    head_text = ""
+    if head is not None and best > head[1]:
+        head_text = text[spans[head[0]][0] : spans[head[1]][1]] + "\n"
+        if estimate_tokens(head_text) > budget // 2:  # a very wide table: its rows alone
+            head_text = ""
+        budget -= estimate_tokens(head_text)
     first = last = best
     while True:
         widened = False
@@ -45,5 +54,31 @@ def focused(text: str, question: str, budget: int) -> str:
             first, last, widened = low, high, True
         if not widened:
             break
+    if head is not None and head_text and first <= head[1] + 1:
+        first, head_text = head[0], ""
     excerpt = text[spans[first][0] : spans[last][1]]
-    return ("… " if first else "") + excerpt + (" …" if last < len(spans) - 1 else "")
+    opening = head_text or ("… " if first else "")
+    return opening + excerpt + (" …" if last < len(spans) - 1 else "")
+
+
+# The line under a Markdown table's header: | --- | --- |
+_HEAD_RULE = re.compile(r"\|(?:\s*:?-{3,}:?\s*\|)+")
+
+
+def table_head(text: str, spans: list[tuple[int, int]], row: int) -> tuple[int, int] | None:
+    """The first and last spans of the header (through its | --- | line) of the Markdown
+    table that span `row` is a line of, or None when it is not in one."""
+
+    def in_table(index: int) -> bool:
+        line_start = text.rfind("\n", 0, spans[index][0]) + 1
+        return text[line_start:].startswith("|")
+
+    if not in_table(row):
+        return None
+    top = row
+    while top > 0 and in_table(top - 1):
+        top -= 1
+    for index in range(top, row + 1):
+        if _HEAD_RULE.fullmatch(text[spans[index][0] : spans[index][1]].strip()):
+            return top, index
+    return None

@@ -46,3 +46,33 @@ def test_the_prompt_holds_the_excerpt_and_the_citation_the_whole_passage(
     (citation,) = answer.message.citations.all()
     assert ANSWER in citation.chunk.text and len(citation.chunk.text) > 400
     assert citation.supported
+
+
+TABLE = "\n".join(
+    [
+        "Average tax rates by income.",
+        "| Gross income | Single | Married, one earner |",
+        "| --- | --- | --- |",
+        *(f"| €{n},000 | {n / 10:.1f}% | {n / 20:.1f}% |" for n in range(10, 90)),
+        "| €95,000 | 27.4% | 19.9% |",
+        *(f"| €{n},000 | {n / 10:.1f}% | {n / 20:.1f}% |" for n in range(100, 140)),
+    ]
+)
+
+
+def test_a_tables_row_comes_under_the_tables_header():
+    excerpt = focused(TABLE, "What is the rate on €95,000 for a single person?", 80)
+
+    lines = excerpt.splitlines()
+    assert lines[:2] == ["| Gross income | Single | Married, one earner |", "| --- | --- | --- |"]
+    assert "| €95,000 | 27.4% | 19.9% |" in lines
+    assert "Average tax rates" not in excerpt
+    assert estimate_tokens(excerpt) <= 80 + 4
+
+
+def test_a_row_near_the_header_is_given_with_it_once():
+    excerpt = focused(TABLE, "What is the rate on €11,000?", 80)
+
+    assert excerpt.count("| Gross income |") == 1
+    assert excerpt.startswith("… | Gross income") or excerpt.startswith("Average tax rates")
+    assert "| €11,000 | 1.1% | 0.6% |" in excerpt
