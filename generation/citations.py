@@ -5,13 +5,14 @@ them (attribute_sentences)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from citations.verification import SUPPORT_THRESHOLD, best_support, sentence_spans
 from generation.extractive.candidates import Candidate
 from generation.extractive.neighbours import introduced
 from generation.passage_units import ANNOUNCING_RE, BULLET_RE, units
-from language.words import terms
+from language.words import STOPWORDS, WORD_RE, terms
 from notebooks.models import Message
 
 # "[3]", "[1, 2]", "[1][2]", "[2-4]"; up to three digits so "[2020]" stays a year.
@@ -158,17 +159,45 @@ def says_nothing(text: str, said: str) -> bool:
     if NEGATIONS_RE.search(MARKER_RE.sub("", text)):
         return False
     known = _known_words(said)
-    return all(set(_claim_words(text[start:end])) <= known for start, end in claim_spans(text))
+    return all(_all_known(_claim_words(text[start:end]), known) for start, end in claim_spans(text))
+
+
+# A number as written ("1,0", "13.9", "825"): an answer may be nothing else.
+NUMBER_RE = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def _words(text: str) -> list[str]:
+    """The words of `text` that can say something: lower-cased, no stopwords or single
+    letters, numbers whole."""
+    words = WORD_RE.findall(NUMBER_RE.sub(" ", text).lower())
+    return [w for w in words if w not in STOPWORDS and len(w) > 1] + NUMBER_RE.findall(text)
 
 
 def _known_words(said: str) -> set[str]:
-    """The terms an answer's sentence may use and still say nothing from the sources."""
-    return set(terms(f"{said} {POINTING_WORDS}"))
+    """The words an answer's sentence may use and still say nothing from the sources."""
+    return set(_words(f"{MARKER_RE.sub('', said)} {POINTING_WORDS}"))
 
 
 def _claim_words(sentence: str) -> tuple[str, ...]:
-    """A sentence's terms, without its markers and its list bullet."""
-    return tuple(terms(LIST_ITEM_RE.sub("", MARKER_RE.sub("", sentence))))
+    """A sentence's words, without its markers and its list bullet."""
+    return tuple(_words(LIST_ITEM_RE.sub("", MARKER_RE.sub("", sentence))))
+
+
+def _all_known(words: Iterable[str], known: set[str]) -> bool:
+    """Whether every word is a known one or an inflection of one ("passages", "stated").
+    Words are compared whole, not by their stems: "Abschlussnote" says what "Abschnitt"
+    does not; numbers only as written."""
+    return all(word in known or any(_inflected(word, other) for other in known) for word in words)
+
+
+def _inflected(word: str, other: str) -> bool:
+    """`word` and `other` differ at most in an ending: all but the shorter one's last two
+    letters shared, and at most three letters more ("state", "stated"; "Information",
+    "Informationen")."""
+    if word[0].isdigit() or other[0].isdigit():
+        return False
+    short, long = sorted((word, other), key=len)
+    return len(long) - len(short) <= 3 and long.startswith(short[: max(len(short) - 2, 4)])
 
 
 # "Passage" is the prompt's name for what the model is given: an answer about the sources
@@ -204,7 +233,7 @@ def without_restatements(text: str, said: str) -> str:
             saying_nothing.append((start, start + opens))
         words = _claim_words(sentence[opens:])
         dropped = not first and (
-            set(words) <= known or bool(PASSAGE_RE.search(sentence)) or words in seen
+            _all_known(words, known) or bool(PASSAGE_RE.search(sentence)) or words in seen
         )
         first = False
         seen.add(words)

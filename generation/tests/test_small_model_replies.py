@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from generation import not_covered
+from generation import not_covered, prompts
 from generation.answering import answer_question, stream_answer
 from generation.citations import (
     Pointed,
@@ -198,6 +198,20 @@ def test_an_answer_says_something_with_a_word_of_its_own_or_a_no():
     assert not says_nothing("No, herons do not wait [1].", "Do herons wait?")
     assert not says_nothing("Nein, Reiher warten nicht [1].", "Warten Reiher?")
     assert not says_nothing("Yes [1].", "Do herons wait?")
+
+
+def test_a_number_or_a_word_the_question_lacks_is_something_said():
+    """Numbers count whole ("1,0" is no "1" and "0"), words whole ("Abschlussnote" is not
+    "Abschnitt", a word of Loupe's instructions, though both stem to "absch")."""
+    said = f"Mit welcher Note hat Max das Abitur gemacht? {prompts.SYSTEM_PROMPT}"
+    assert not says_nothing("Max hat das Abitur mit einer Abschlussnote von 1,0 [1].", said)
+    tax = "What was the tax rate in 2000 on €15,000 a year? " + prompts.CITATION_REMINDER
+    assert not says_nothing("The tax rate in 2000 on €15,000 a year was 4.6% [2].", tax)
+    assert says_nothing("The tax rate in 2000 on €15,000 a year is [2].", tax)
+    assert says_nothing("The tax rate stated in 2000 is found in [2].", tax)  # "stated": known
+    assert without_restatements("It was high [1]. The rate was 13.9% [2].", tax) == (
+        "It was high [1]. The rate was 13.9% [2]."
+    )
 
 
 def test_the_first_sentence_stays_though_it_only_repeats_the_question():
