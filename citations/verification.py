@@ -46,7 +46,7 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     spans = []
     start = 0
     for match in SENTENCE_END_RE.finditer(text):
-        if match.group(0).count("\n") > 1 or ends_a_sentence(text[start : match.start()]):
+        if match.group(0).count("\n") > 1 or _ends_here(text, start, match):
             spans.append((start, match.start()))
             start = match.end()
     spans.append((start, len(text)))
@@ -58,6 +58,21 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
             end -= len(piece) - len(piece.rstrip())
             trimmed.append((begin, end))
     return trimmed
+
+
+# A word of at most four letters or a number, and its stop: "2.", "stol.", "ggfs.".
+SHORT_WORD_STOP_RE = re.compile(r"(?:^|\s)\w{1,4}\.$")
+
+
+def _ends_here(text: str, start: int, stop: re.Match[str]) -> bool:
+    """Whether the stop before `stop` ends the sentence begun at `start`: not after an
+    abbreviation or an initial (ends_a_sentence), nor after a short word followed by one in
+    lower case, a shortening of a language the list does not know ("im 2. stol. př. n. l.",
+    "ggfs. geändert")."""
+    piece = text[start : stop.start()]
+    if SHORT_WORD_STOP_RE.search(piece) and text[stop.end() : stop.end() + 1].islower():
+        return False
+    return ends_a_sentence(piece)
 
 
 def claims_by_marker(answer: str) -> dict[int, list[str]]:

@@ -60,19 +60,40 @@ TABLE = "\n".join(
 )
 
 
-def test_a_tables_row_comes_under_the_tables_header():
+def test_a_tables_row_is_given_with_its_columns_names():
     excerpt = focused(TABLE, "What is the rate on €95,000 for a single person?", 80)
 
-    lines = excerpt.splitlines()
-    assert lines[:2] == ["| Gross income | Single | Married, one earner |", "| --- | --- | --- |"]
-    assert "| €95,000 | 27.4% | 19.9% |" in lines
+    assert "Gross income: €95,000; Single: 27.4%; Married, one earner: 19.9%" in excerpt
     assert "Average tax rates" not in excerpt
-    assert estimate_tokens(excerpt) <= 80 + 4
+    assert "| --- |" not in excerpt
+    assert estimate_tokens(excerpt) <= 80
 
 
-def test_a_row_near_the_header_is_given_with_it_once():
-    excerpt = focused(TABLE, "What is the rate on €11,000?", 80)
+def test_a_question_in_the_headers_words_gets_the_row_that_holds_its_other_words():
+    # "single" and "rate" are the header's; "95,000" is the row's.
+    excerpt = focused(TABLE, "What is the single rate on €95,000 of gross income?", 80)
 
-    assert excerpt.count("| Gross income |") == 1
-    assert excerpt.startswith("… | Gross income") or excerpt.startswith("Average tax rates")
-    assert "| €11,000 | 1.1% | 0.6% |" in excerpt
+    assert "Gross income: €95,000; Single: 27.4%; Married, one earner: 19.9%" in excerpt
+
+
+def test_a_title_over_the_columns_is_said_once_and_two_header_rows_name_a_column():
+    wide = "\n".join(
+        [
+            "| | " + " | ".join(["Average tax rates in % of annual earnings"] * 3) + " | | |",
+            "| Full rate | | Single | Single | Married | Married |",
+            "| € | £ | 1999 | 2000 | 1999 | 2000 |",
+            "|" + " --- |" * 6,
+            *(
+                f"| {n},000 | {n * 0.79:.0f} | {n / 9:.1f}% | 9.9% | 1.0% | 0.5% |"
+                for n in range(10, 60)
+            ),
+        ]
+    )
+
+    excerpt = focused(wide, "What was the single rate in 2000 on €15,000?", 40)
+
+    lines = excerpt.splitlines()
+    assert lines[0] == "Average tax rates in % of annual earnings"
+    assert lines[1].startswith(
+        "Full rate €: 15,000; £: 12; Single 1999: 1.7%; Single 2000: 9.9%; Married 1999: 1.0%"
+    )
