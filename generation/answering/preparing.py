@@ -67,8 +67,17 @@ class _Prepared:
         A reply saying the passages do not answer becomes the fixed "not covered" answer."""
         if not_covered.model_declined(text):
             return self._stored(not_covered.reply(self.hits), Message.Mode.REFUSAL, [], model)
+        # What Loupe wrote in the prompt, the passages' titles and kinds included: a small
+        # model may answer with one of them ("The Waste Land (Document) [1][2].").
+        sources = {hit.chunk.source for hit in self.hits}
         said = " ".join(
-            (self.question, self.search_query, prompts.SYSTEM_PROMPT, prompts.CITATION_REMINDER)
+            (
+                self.question,
+                self.search_query,
+                prompts.SYSTEM_PROMPT,
+                prompts.CITATION_REMINDER,
+                *(f"{source.title} {source.get_kind_display()}" for source in sources),
+            )
         )
         passages = [hit.chunk.text for hit in self.hits]
         text = without_restatements(move_opening_markers(text), said)

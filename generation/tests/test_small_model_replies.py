@@ -188,6 +188,20 @@ def test_markers_standing_where_the_answer_should_be_are_no_answer(
     assert "grey herons" in answer.message.content.lower()
 
 
+@pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
+def test_an_answer_that_names_a_document_of_the_prompts_list_is_no_answer(
+    fake_openai, owner, notebook, library, streamed
+):
+    # As the 1.5B model answered which book suggested a poem's title: "The Waste Land
+    # (Document) [1][2]", a line of the prompt's documents list.
+    numbered(fake_openai, lambda n: f"Bread (Document) [{n[BREAD.decode()]}].")
+
+    answer = ask(owner, notebook, streamed)
+
+    assert answer.message.mode == Message.Mode.EXTRACTIVE
+    assert "grey herons" in answer.message.content.lower()
+
+
 def test_an_answer_says_something_with_a_word_of_its_own_or_a_no():
     assert says_nothing(
         "Die Weboberfläche erreiche ich unter [1][2].",
