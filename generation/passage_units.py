@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from generation.tables import with_named_rows
 from language.words import ADMONITIONS, ends_a_sentence
 
 # A line at least WRAP_SHARE of the text's width fills it: it wraps into the next. The
@@ -273,6 +274,8 @@ def units(text: str, *, section: tuple[str, ...] = (), starts_mid_text: bool = F
     wherever they appear); `starts_mid_text`: the passage begins where an earlier one of the
     same page leaves off, so its first words end a sentence begun before it."""
     titles = {_normal(title) for title in section}
+    # A table's row is quoted as its values with their columns' names; its header is none.
+    text = with_named_rows(text)
     pieces: list[tuple[str, _Block, int]] = []
     for paragraph, block in enumerate(_blocks(text, titles)):
         if block.code:
