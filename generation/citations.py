@@ -128,12 +128,13 @@ def _own_marker(text: str, span: tuple[int, int]) -> bool:
     return bool(MARKER_RE.search(sentence[opening.end() if opening else 0 :]))
 
 
-LETTER_RE = re.compile(r"[^\W\d_]")
+WORD_CHAR_RE = re.compile(r"[^\W_]")  # a letter or a digit
 
 
 def hollow(text: str) -> bool:
-    """The text has no words but markers ("[1][2] [1][3]"): nothing to read."""
-    return not LETTER_RE.search(MARKER_RE.sub("", text))
+    """The text has no words or numbers but markers ("[1][2] [1][3]"): nothing to read.
+    "65% [1][2]" answers how much."""
+    return not WORD_CHAR_RE.search(MARKER_RE.sub("", text))
 
 
 # The words with which the 1.5B model points at its passages instead of stating what they

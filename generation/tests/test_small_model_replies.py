@@ -202,6 +202,17 @@ def test_an_answer_that_names_a_document_of_the_prompts_list_is_no_answer(
     assert "grey herons" in answer.message.content.lower()
 
 
+@pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
+def test_an_answer_of_a_number_alone_is_an_answer(fake_openai, owner, notebook, library, streamed):
+    numbered(fake_openai, lambda n: f"65% [{n[HERONS.decode()]}]")
+
+    answer = ask(owner, notebook, streamed)
+
+    assert answer.message.mode == Message.Mode.LLM
+    assert answer.message.content == "65% [1]"
+    assert not hollow("65% [1][2]") and hollow("[1][2] [1][3].")
+
+
 def test_an_answer_says_something_with_a_word_of_its_own_or_a_no():
     assert says_nothing(
         "Die Weboberfläche erreiche ich unter [1][2].",
