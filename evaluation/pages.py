@@ -30,7 +30,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from django.contrib.auth.models import User
 from django.core.files import File
@@ -292,6 +292,46 @@ def ask(user: User, notebook: Notebook, question: str, lang: str) -> Answer:
         return answer_question(user=user, notebook=notebook, question=question)
 
 
+class Question(Protocol):
+    """A question of a set: a page-gold or a place-gold one."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def question(self) -> str: ...
+    @property
+    def lang(self) -> str: ...
+
+
+def ask_item(
+    user: User, notebook: Notebook, item: Question, failed: list[dict[str, Any]]
+) -> tuple[Answer, float] | None:
+    """A set's question (`id`, `question`, `lang`) asked, and the seconds it took; None when
+    the chat model failed, which goes to `failed`: one answer's failure is a figure, not
+    the run's end."""
+    started = time.monotonic()
+    try:
+        answer = ask(user, notebook, item.question, item.lang)
+    except ProviderError as exc:
+        failed.append({"id": item.id, "error": str(exc)})
+        return None
+    return answer, time.monotonic() - started
+
+
+@dataclass
+class AnswerRows:
+    """With `answers`: each answer's row, kept and given to `on_row` as it is made (a run of
+    an hour keeps what it measured if stopped)."""
+
+    on_row: Callable[[dict[str, Any]], None]
+    rows: list[dict[str, Any]] = field(default_factory=list)
+
+    def add(self, row: dict[str, Any], figures: ReadFigures) -> None:
+        self.rows.append(row)
+        self.on_row(row)
+        figures.add(row)
+
+
 def evaluate_pages(
     *,
     user: User,
@@ -308,21 +348,16 @@ def evaluate_pages(
     Every answer is a billed call like any other, at `user`'s expense."""
     texts = {name: page_texts(notebook) for name, notebook in notebooks.items()}
     by_language: dict[str, LanguageFigures] = defaultdict(LanguageFigures)
-    rows: list[dict[str, Any]] = []
+    kept = AnswerRows(on_row)
     for item in items:
         figures = by_language[item.lang]
         figures.questions += 1
-        started = time.monotonic()
-        try:
-            answer = ask(user, notebooks[item.doc], item.question, item.lang)
-        except ProviderError as exc:  # one answer's failure is a figure, not the run's end
-            figures.failed.append({"id": item.id, "error": str(exc)})
+        asked = ask_item(user, notebooks[item.doc], item, figures.failed)
+        if asked is None:
             continue
+        answer, seconds = asked
         if answers:
-            row = answer_row(answer, item, time.monotonic() - started)
-            rows.append(row)
-            on_row(row)
-            figures.read.add(row)
+            kept.add(answer_row(answer, item, seconds), figures.read)
         pages = [hit.chunk.page for hit in answer.passages]
         for n in RECALL_AT:
             figures.retrieved[n] += any(page in item.pages for page in pages[:n])
@@ -356,5 +391,5 @@ def evaluate_pages(
     if offtopic:
         result["offtopic"] = {lang: figures.as_dict() for lang, figures in sorted(off.items())}
     if answers:
-        result["answers"] = rows
+        result["answers"] = kept.rows
     return result

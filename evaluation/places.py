@@ -25,7 +25,6 @@ verified citation backs.
 from __future__ import annotations
 
 import re
-import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -34,13 +33,12 @@ from typing import Any
 
 from django.contrib.auth.models import User
 
-from evaluation.pages import ReadFigures, ask, jsonl_rows, read_answer
+from evaluation.pages import AnswerRows, ReadFigures, ask_item, jsonl_rows, read_answer
 from evaluation.recall import RECALL_AT, EvaluationError, normalise
 from generation.answering import Answer
 from library import embedding_state
 from library.models import Chunk
 from notebooks.models import Message, Notebook
-from providers.errors import ProviderError
 
 _NOT_WORD = re.compile(r"\W+")
 
@@ -191,24 +189,19 @@ def evaluate_places(
     Every answer is a billed call like any other, at `user`'s expense."""
     chunks = {name: _chunks(notebook) for name, notebook in notebooks.items()}
     by_kind: dict[str, KindFigures] = defaultdict(KindFigures)
-    rows: list[dict[str, Any]] = []
+    kept = AnswerRows(on_row)
     for item in items:
         figures = by_kind[item.kind]
         figures.questions += 1
         holding = [c for c in chunks[item.file] if holds(c, item)]
         figures.quote_found += bool(holding)
         figures.place_right += any(at_place(chunk, item.where) for chunk in holding)
-        started = time.monotonic()
-        try:
-            answer = ask(user, notebooks[item.file], item.question, item.lang)
-        except ProviderError as exc:  # one answer's failure is a figure, not the run's end
-            figures.failed.append({"id": item.id, "error": str(exc)})
+        asked = ask_item(user, notebooks[item.file], item, figures.failed)
+        if asked is None:
             continue
+        answer, seconds = asked
         if answers:
-            row = answer_row(answer, item, time.monotonic() - started)
-            rows.append(row)
-            on_row(row)
-            figures.read.add(row)
+            kept.add(answer_row(answer, item, seconds), figures.read)
         passages = [hit.chunk for hit in answer.passages]
         for n in RECALL_AT:
             figures.retrieved[n] += any(_gold(chunk, item) for chunk in passages[:n])
@@ -229,7 +222,7 @@ def evaluate_places(
         "kinds": {kind: figures.as_dict() for kind, figures in sorted(by_kind.items())}
     }
     if answers:
-        result["answers"] = rows
+        result["answers"] = kept.rows
     return result
 
 
