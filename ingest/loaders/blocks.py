@@ -74,44 +74,85 @@ def header_rows(rows: Sequence[Sequence[str]]) -> int:
     """How many rows head a table: those before its first row of figures (a title row and
     two of labels, at most), else the first row alone."""
     for index, row in enumerate(rows[: MAX_HEADER_ROWS + 1]):
-        filled = [clean(cell) for cell in row if clean(cell)]
-        if filled and sum(_is_number(cell) for cell in filled) * 2 > len(filled):
+        if _is_figure_row(row):
             return index if 1 <= index <= MAX_HEADER_ROWS and len(rows) > 2 * index else 1
     return 1
+
+
+def _is_figure_row(row: Sequence[str]) -> bool:
+    filled = [clean(cell) for cell in row if clean(cell)]
+    return bool(filled) and sum(_is_number(cell) for cell in filled) * 2 > len(filled)
+
+
+def _is_label_row(row: Sequence[str], width: int) -> bool:
+    """A row that could head columns: across half the table or more, not one figure."""
+    filled = [clean(cell) for cell in row if clean(cell)]
+    return len(filled) * 2 >= width and not any(_is_number(cell) for cell in filled)
+
+
+def _subheader(rows: Sequence[Sequence[str]], at: int, width: int) -> int:
+    """How many rows from `at` head a table stacked under the one before (a sheet's
+    "SINGLE" rates, then its "MARRIED" rates, each under rows of its own labels): rows
+    of labels followed by a row of figures; 0 when the rows at `at` are no such head."""
+    count = 0
+    while at + count < len(rows) and count < MAX_HEADER_ROWS:
+        if not _is_label_row(rows[at + count], width):
+            break
+        count += 1
+    if count and at + count < len(rows) and _is_figure_row(rows[at + count]):
+        return count
+    return 0
 
 
 def table_blocks(
     rows: Sequence[Sequence[str]], numbers: Sequence[int] | None = None
 ) -> list[TableBlock]:
     """A table as Markdown blocks of whole rows, its header rows atop each. `numbers` are
-    the rows' own numbers (a sheet's row numbers), 1.. by default."""
+    the rows' own numbers (a sheet's row numbers), 1.. by default.
+
+    A table of figures can stack tables under one another, each under labels of its own;
+    those rows head the blocks after them, in place of as many of the header's last rows
+    (the table's title row stays), and a block never holds rows of two of them."""
     numbers = list(numbers) if numbers is not None else list(range(1, len(rows) + 1))
     if not rows:
         return []
     width = max(len(row) for row in rows)
     heading = header_rows(rows)
-    head = "\n".join(markdown_row(row) for row in rows[:heading])
+    head_rows = [markdown_row(row) for row in rows[:heading]]
+    head = "\n".join(head_rows)
     if len(rows) == heading:
         return [TableBlock(head, numbers[0], numbers[-1])]
-    if width > 1:
-        head = f"{head}\n|{' --- |' * width}"
-    head_tokens = _tokens(head)
+    rule = f"\n|{' --- |' * width}" if width > 1 else ""
+    stacked = any(_is_figure_row(row) for row in rows[heading:])
     blocks: list[TableBlock] = []
     lines: list[str] = []
-    first = last = numbers[heading]
+    first = numbers[0]
+    last = numbers[heading]
+    head_tokens = _tokens(head + rule)
     used = head_tokens
-    for row, number in zip(rows[heading:], numbers[heading:], strict=True):
-        line = markdown_row(row)
+    index = heading
+    while index < len(rows):
+        subheader = _subheader(rows, index, width) if stacked and lines else 0
+        if subheader:
+            blocks.append(TableBlock("\n".join([head + rule, *lines]), first, last))
+            labels = [markdown_row(row) for row in rows[index : index + subheader]]
+            kept = head_rows[: -len(labels)] if len(labels) < len(head_rows) else []
+            head_rows = kept + labels
+            head = "\n".join(head_rows)
+            head_tokens = _tokens(head + rule)
+            lines, used, first = [], head_tokens, numbers[index]
+            index += subheader
+            continue
+        line = markdown_row(rows[index])
         cost = _tokens(line)
         if lines and used + cost > TABLE_BLOCK_TOKENS:
-            blocks.append(TableBlock("\n".join([head, *lines]), first, last))
-            lines, used, first = [], head_tokens, number
+            blocks.append(TableBlock("\n".join([head + rule, *lines]), first, last))
+            lines, used, first = [], head_tokens, numbers[index]
         lines.append(line)
         used += cost
-        last = number
-    blocks.append(TableBlock("\n".join([head, *lines]), first, last))
-    # The first block says where the table starts: its header row.
-    blocks[0].first = numbers[0]
+        last = numbers[index]
+        index += 1
+    blocks.append(TableBlock("\n".join([head + rule, *lines]), first, last))
     return blocks
 
 

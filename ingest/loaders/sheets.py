@@ -13,7 +13,8 @@ contributes is what Excel or Calc last showed for it:
 - a merged cell its text in every cell it covers, unless it covers more than
   MAX_SPELLED_CELLS (a block of instructions is said once, at its first cell).
 
-Hidden sheets are not read: they hold a workbook's lookup tables, not what a person reads.
+Hidden sheets are not read: they hold a workbook's lookup tables, not what a person reads;
+nor are hidden rows and columns (rows an autofilter hides are read: they are data).
 Workbooks over MAX_CELLS filled cells fail, saying so, rather than being read in part.
 """
 
@@ -152,8 +153,11 @@ def load_xlsx(path: Path, archive: zipfile.ZipFile) -> list[Passage]:
         if worksheet.sheet_state != "visible":
             continue
         grid: dict[tuple[int, int], str] = {}
+        hidden_rows, hidden_columns = _hidden(worksheet)
         for row in worksheet.iter_rows(max_col=MAX_COLUMNS):
             for cell in row:
+                if cell.row in hidden_rows or cell.column in hidden_columns:
+                    continue
                 text = cell_formats.shown(cell.value, cell.number_format)
                 if text is None:
                     text = value_text(cell.value)
@@ -169,10 +173,35 @@ def load_xlsx(path: Path, archive: zipfile.ZipFile) -> list[Passage]:
                 continue
             for r in range(merged.min_row, merged.max_row + 1):
                 for c in range(merged.min_col, min(merged.max_col, MAX_COLUMNS) + 1):
-                    grid[(r, c)] = text
+                    if r not in hidden_rows and c not in hidden_columns:
+                        grid[(r, c)] = text
         sheets.append(Sheet(worksheet.title, _rows(grid)))
     workbook.close()
     return passages(sheets)
+
+
+def _hidden(worksheet) -> tuple[set[int], set[int]]:
+    """The rows and columns a sheet hides: what Excel does not show is not read (a
+    superseded figure, a helper column). Rows an autofilter hides are kept: they are the
+    table's data, filtered out for the moment."""
+    from openpyxl.utils import range_boundaries
+
+    filtered = range(0)
+    if worksheet.auto_filter.ref:
+        _, top, _, bottom = range_boundaries(worksheet.auto_filter.ref)
+        filtered = range(top, (bottom or top) + 1)
+    rows = {
+        number
+        for number, dimension in worksheet.row_dimensions.items()
+        if dimension.hidden and number not in filtered
+    }
+    columns = {
+        number
+        for dimension in worksheet.column_dimensions.values()
+        if dimension.hidden and dimension.min
+        for number in range(dimension.min, min(dimension.max or dimension.min, MAX_COLUMNS) + 1)
+    }
+    return rows, columns
 
 
 def _rows(grid: dict[tuple[int, int], str]) -> list[tuple[int, list[str]]]:
@@ -198,10 +227,12 @@ def load_ods(archive: zipfile.ZipFile, name: str) -> list[Passage]:
         rows: list[tuple[int, list[str]]] = []
         spans: dict[int, tuple[int, str]] = {}  # column → (rows left, text) of a merge
         number = 0
+        hidden = _ods_hidden_columns(table)
         for row in _table_rows(table):
             repeat = _count(row.get(f"{TABLE}number-rows-repeated"))
-            cells = list(_ods_cells(row, spans))
-            if not any(cells):
+            cells = list(_ods_cells(row, spans, hidden))
+            # A collapsed row is hidden as Excel hides one; a filtered row is kept.
+            if not any(cells) or row.get(f"{TABLE}visibility") == "collapse":
                 number += repeat  # empty rows, possibly a million of them, cost nothing
                 continue
             for _ in range(min(repeat, MAX_CELLS)):
@@ -226,13 +257,29 @@ def _table_rows(table: etree._Element) -> Iterator[etree._Element]:
             yield from _table_rows(child)
 
 
+def _ods_hidden_columns(table: etree._Element) -> set[int]:
+    """The columns (from 0) a sheet collapses."""
+    hidden: set[int] = set()
+    column = 0
+    for element in table.iter(f"{TABLE}table-column"):
+        repeat = _count(element.get(f"{TABLE}number-columns-repeated"))
+        if element.get(f"{TABLE}visibility") == "collapse":
+            hidden.update(range(column, min(column + repeat, MAX_COLUMNS)))
+        column += repeat
+        if column >= MAX_COLUMNS:
+            break
+    return hidden
+
+
 def _count(value: str | None) -> int:
     return int(value) if value and value.isdigit() else 1
 
 
-def _ods_cells(row: etree._Element, spans: dict[int, tuple[int, str]]) -> Iterator[str]:
+def _ods_cells(
+    row: etree._Element, spans: dict[int, tuple[int, str]], hidden: set[int]
+) -> Iterator[str]:
     """A row's cell texts, a merged cell's text in each cell it covers; trailing empty
-    cells (repeated to the sheet's last column) left out."""
+    cells (repeated to the sheet's last column) and `hidden` columns left out."""
     cells: list[str] = []
     pending_empty = 0
     column = 0
@@ -255,7 +302,9 @@ def _ods_cells(row: etree._Element, spans: dict[int, tuple[int, str]]) -> Iterat
                 if text and across * down > 1 and across * down <= MAX_SPELLED_CELLS:
                     for c in range(column, min(column + across, MAX_COLUMNS)):
                         spans[c] = (down, text)
-            if shown:
+            if column in hidden:
+                pass
+            elif shown:
                 cells.extend([""] * pending_empty)
                 pending_empty = 0
                 cells.append(shown)

@@ -171,6 +171,107 @@ def test_the_table_header_is_its_rows_before_the_figures():
     assert blocks[0].text.splitlines()[:2] == ["| Rates |", "| Earnings | 2006 | 2007 |"]
 
 
+def test_tables_stacked_in_one_sheet_are_each_under_their_own_labels():
+    years = ["2006", "2007"]
+    rows = [
+        ["Average tax rates"],
+        ["Full rate", "Single", "Single"],
+        ["Earnings", *years],
+        ["15,000", "3.2%", "0.0%"],
+        ["20,000", "8.4%", "7.1%"],
+        ["Full rate", "Married", "Married"],
+        ["Earnings", *years],
+        ["15,000", "2.2%", "0.0%"],
+        ["* Rates include levies."],
+    ]
+
+    blocks = table_blocks(rows, list(range(1, 10)))
+
+    assert [(block.first, block.last) for block in blocks] == [(1, 5), (6, 9)]
+    single, married = (block.text.splitlines() for block in blocks)
+    assert single[:3] == [
+        "| Average tax rates |",
+        "| Full rate | Single | Single |",
+        "| Earnings | 2006 | 2007 |",
+    ]
+    assert married[:3] == [
+        "| Average tax rates |",
+        "| Full rate | Married | Married |",
+        "| Earnings | 2006 | 2007 |",
+    ]
+    assert "| 15,000 | 2.2% | 0.0% |" in married
+    assert not any("Married" in line for line in single)
+
+
+def test_a_group_row_of_one_cell_does_not_head_the_rows_after_it():
+    rows = [
+        ["Name", "Team", "Score"],
+        ["Ana", "Red", "5"],
+        ["Second half"],
+        ["Ben", "Blue", "7"],
+    ]
+
+    (block,) = table_blocks(rows)
+
+    assert block.text.splitlines()[0] == "| Name | Team | Score |"
+    assert "| Second half |" in block.text
+
+
+def test_hidden_rows_and_columns_are_not_read_unless_a_filter_hides_them(tmp_path):
+    path = tmp_path / "rates.xlsx"
+    workbook = openpyxl.Workbook()
+    sheet = workbook.active
+    sheet.append(["Earnings", "Old currency", "Rate"])
+    sheet.append([15000, 9451, 0.2])
+    sheet.append(["Earnings", None, "Rate"])  # a leftover label row, hidden
+    sheet.append([20000, 15751, 0.25])
+    sheet.row_dimensions[3].hidden = True
+    sheet.column_dimensions["B"].hidden = True
+    filtered = workbook.create_sheet("Filtered")
+    filtered.append(["Name", "Score"])
+    filtered.append(["Ana", 5])
+    filtered.append(["Ben", 7])
+    filtered.auto_filter.ref = "A1:B3"
+    filtered.row_dimensions[3].hidden = True
+    workbook.save(path)
+
+    rates, names = _read(path).passages
+
+    assert rates.text.splitlines() == [
+        "| Earnings | Rate |",
+        "| --- | --- |",
+        "| 15000 | 0.2 |",
+        "| 20000 | 0.25 |",
+    ]
+    assert "| Ben | 7 |" in names.text
+
+
+def test_an_opendocument_sheet_leaves_out_its_collapsed_rows_and_columns(tmp_path):
+    def row(*texts, visibility=""):
+        cells = "".join(f"<table:table-cell><text:p>{t}</text:p></table:table-cell>" for t in texts)
+        shown = f" table:visibility='{visibility}'" if visibility else ""
+        return f"<table:table-row{shown}>{cells}</table:table-row>"
+
+    body = (
+        "<office:spreadsheet><table:table table:name='Results'>"
+        "<table:table-column/><table:table-column table:visibility='collapse'/>"
+        "<table:table-column/>"
+        + row("Name", "Note", "Share")
+        + row("Ana", "draft", "66.7%")
+        + row("Old", "gone", "1%", visibility="collapse")
+        + row("Ben", "filtered", "20%", visibility="filter")
+        + "</table:table></office:spreadsheet>"
+    )
+    path = office_files.odf(tmp_path / "results.ods", "spreadsheet", body)
+
+    text = _read(path).passages[0].text
+
+    assert text.splitlines()[0] == "| Name | Share |"
+    assert "| Ana | 66.7% |" in text
+    assert "| Ben | 20% |" in text
+    assert "Old" not in text and "draft" not in text
+
+
 def test_an_epub_chapter_is_a_section_and_poem_lines_in_divs_are_kept(tmp_path):
     path = office_files.epub(
         tmp_path / "poems.epub",

@@ -24,7 +24,8 @@ def test_a_real_workbooks_percentages_and_amounts_read_as_excel_shows_them():
     cities = _text(FORMATS / "xlsx" / "DataTableCities.xlsx")
 
     # Stored as 15000, 0.23 ... 0.139 under the formats #,##0 and 0.0%.
-    assert "| 15,000 | 9,451 | 23.0% | 20.8% | 18.0% | 13.9% |" in rates
+    # (its £ column, 9,451, is hidden)
+    assert "| 15,000 | 23.0% | 20.8% | 18.0% | 13.9% |" in rates
     assert "0.139" not in rates
     assert "| Car payment | $273.00 |" in budget  # "$"#,##0.00
     assert "| $3,750 | $2,336 | $1,414 | $1,414 |" in budget
