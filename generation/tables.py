@@ -45,7 +45,7 @@ class Table:
         named = []
         for row in self.rows:
             cells = _cells(row)
-            if len(set(filter(None, cells))) == 1:  # a note under the table, in a row of its own
+            if _is_note(cells):
                 named.append(next(filter(None, cells)))
                 continue
             named.append(
@@ -59,6 +59,13 @@ class Table:
 
     def _head_cells(self) -> list[list[str]]:
         return [_cells(line) for line in self.head[:-1]]
+
+
+def _is_note(cells: list[str]) -> bool:
+    """A note under the table in a row of its own: one text of words (a row whose values
+    are all 0.0% is a row of figures)."""
+    filled = set(filter(None, cells))
+    return len(filled) == 1 and any(char.isalpha() for char in next(iter(filled)))
 
 
 def _is_title(cells: list[str]) -> bool:

@@ -10,6 +10,7 @@ SHEET = """Rates by income.
 | --- | --- | --- | --- |
 | 15,000 | 9,451 | 18.0% | 13.9% |
 | 25,000 | 19,689 | 29.3% | 23.9% |
+|  |  | 0.0% | 0.0% |
 | * Total of income tax and levies as a share of gross income. |  |  |  |
 After the table."""
 
@@ -21,6 +22,7 @@ def test_a_tables_rows_are_named_by_their_columns_and_its_title_kept_apart():
     assert table.named_rows() == [
         "Full rate €: 15,000; £: 9,451; Single 1999: 18.0%; Single 2000: 13.9%",
         "Full rate €: 25,000; £: 19,689; Single 1999: 29.3%; Single 2000: 23.9%",
+        "Single 1999: 0.0%; Single 2000: 0.0%",  # one value, but figures: named
         "* Total of income tax and levies as a share of gross income.",  # a note: no names
     ]
 
