@@ -76,6 +76,23 @@ def test_a_question_in_the_headers_words_gets_the_row_that_holds_its_other_words
     assert "Gross income: €95,000; Single: 27.4%; Married, one earner: 19.9%" in excerpt
 
 
+def test_a_question_naming_a_record_by_one_digit_gets_that_records_row():
+    records = "\n".join(
+        [
+            "| Record Number | Description of the Row | Percent Increment | date |",
+            "|" + " --- |" * 4,
+            *(
+                f"| {n} | This is row {n} of 10 | {n * 7.5:.1f}% | 0{n}-01-1960 |"
+                for n in range(10)
+            ),
+        ]
+    )
+
+    excerpt = focused(records, "Which date is recorded for record number 5?", 40)
+
+    assert "Record Number: 5; Description of the Row: This is row 5 of 10" in excerpt
+
+
 def test_a_title_over_the_columns_is_said_once_and_two_header_rows_name_a_column():
     wide = "\n".join(
         [
