@@ -62,9 +62,10 @@ class TableBlock:
 
 
 def _is_number(cell: str) -> bool:
-    """A cell that holds a figure; a year (1800-2100) reads as a column's label."""
+    """A cell that holds a figure, an amount of money too ($2,336, 12 €); a year
+    (1800-2100) reads as a column's label."""
     try:
-        value = float(cell.replace(",", "").rstrip("%"))
+        value = float(cell.replace(",", "").rstrip("%").strip("$€£¥ "))
     except ValueError:
         return False
     return not (value.is_integer() and 1800 <= value <= 2100)

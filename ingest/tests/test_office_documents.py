@@ -203,6 +203,26 @@ def test_tables_stacked_in_one_sheet_are_each_under_their_own_labels():
     assert not any("Married" in line for line in single)
 
 
+def test_amounts_of_money_are_figures_under_labels_of_their_own():
+    rows = [
+        ["Monthly budget"],
+        ["Item", "Amount", ""],
+        ["Rent", "$800.00", "62%"],
+        ["Food", "$500.00", "20%"],
+        ["Total income", "Total expenses", "Balance"],
+        ["$3,750", "$2,336", "$1,414"],
+    ]
+
+    blocks = table_blocks(rows)
+
+    assert blocks[-1].text.splitlines() == [
+        "| Monthly budget |",
+        "| Total income | Total expenses | Balance |",
+        "| --- | --- | --- |",
+        "| $3,750 | $2,336 | $1,414 |",
+    ]
+
+
 def test_a_group_row_of_one_cell_does_not_head_the_rows_after_it():
     rows = [
         ["Name", "Team", "Score"],
