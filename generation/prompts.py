@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.utils.translation import gettext_noop
 
 from language.tokens import estimate_tokens
-from library.languages import LANGUAGE_NAMES, detect_language
+from library.languages import detect_language, language_name
 
 # What the model is told to reply when the passages do not answer (generation/not_covered.py).
 NOT_COVERED_SENTINEL = "NOT_IN_SOURCES"
@@ -37,7 +37,7 @@ CITATION_REMINDER = (
 def citation_reminder(question: str) -> str:
     """CITATION_REMINDER, naming the question's language: read last, an English reminder
     has a small model answer a German question in English."""
-    name = LANGUAGE_NAMES.get(detect_language(question))
+    name = language_name(detect_language(question))
     return CITATION_REMINDER + (f" Write the answer in {name}." if name else "")
 
 

@@ -51,6 +51,23 @@ LANGUAGE_NAMES = {
     "pl": "Polish",
 }
 
+# Django's table of languages names most others; "zh" it names only as its two scripts.
+OTHER_LANGUAGE_NAMES = {"zh": "Chinese"}
+
+
+def language_name(code: str) -> str:
+    """The English name of a language (ISO 639-1) that a prompt can ask an answer in:
+    Loupe's own languages, then those Django's locale table names; "" when unknown
+    ("sn", Shona, which py3langid hears in "What does Chikungunya cause?")."""
+    from django.conf.locale import LANG_INFO
+
+    return (
+        LANGUAGE_NAMES.get(code)
+        or OTHER_LANGUAGE_NAMES.get(code)
+        or str(LANG_INFO.get(code, {}).get("name", ""))
+    )
+
+
 SAMPLE_CHARS = 20_000
 MIN_WORDS = 3
 WORD_RE = re.compile(r"\w+")

@@ -199,6 +199,24 @@ def test_the_reminder_read_last_names_the_questions_language(fake_openai, owner,
     assert english.endswith("Write the answer in English.")
 
 
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        ("Kdo byli podle článku původní vlastníci knihovny svitků?", " Write the answer in Czech."),
+        ("关键词“网络推广”排名第一的日均消费是多少？", " Write the answer in Chinese."),
+        ("Когда группа сообщила о наблюдениях за звездой S2?", " Write the answer in Russian."),
+        # py3langid hears Shona in this one, a language no prompt should ask for: no line.
+        ("What does Chikungunya cause?", ""),
+    ],
+)
+def test_the_reminder_names_languages_beyond_the_interfaces(question, said):
+    """Asked in Czech with an English reminder read last, the 1.5B model answered in
+    English; told the language, in Czech."""
+    reminder = prompts.citation_reminder(question)
+
+    assert reminder == prompts.CITATION_REMINDER + said
+
+
 def test_the_documents_list_names_the_passages_documents_first_and_at_most_ten(
     fake_openai, owner, notebook, library, add_ready_source
 ):
