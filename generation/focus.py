@@ -16,15 +16,7 @@ from collections.abc import Callable
 from citations.verification import sentence_spans
 from generation.tables import Table, table_around
 from language.tokens import estimate_tokens
-from language.words import terms
-
-# A number of one digit, which `terms` leaves out ("record number 5", "step 3"): a question
-# naming one asks for the row or the step that holds it.
-DIGIT_RE = re.compile(r"(?<![\w.,])\d(?!\w|[.,]\d)")
-
-
-def _terms(text: str) -> set[str]:
-    return {*terms(text), *DIGIT_RE.findall(text)}
+from language.words import terms_and_digits
 
 
 def focused(text: str, question: str, budget: int) -> str:
@@ -41,8 +33,8 @@ def focused(text: str, question: str, budget: int) -> str:
     ]
     if len(spans) < 2:
         return text
-    wanted = _terms(question)
-    scores = [len(wanted & _terms(text[start:end])) for start, end in spans]
+    wanted = set(terms_and_digits(question))
+    scores = [len(wanted & set(terms_and_digits(text[start:end]))) for start, end in spans]
     best = max(range(len(spans)), key=lambda index: (scores[index], -index))
     table = table_around(text, spans[best][0])
     if table is not None:
@@ -78,7 +70,7 @@ def table_excerpt(table: Table, wanted: set[str], budget: int) -> str:
     the table's titles. The best row comes whatever its size."""
     titles, rows = table.titles(), table.named_rows()
     room = budget - estimate_tokens("\n".join(titles))
-    scores = [len(wanted & _terms(row)) for row in table.rows]
+    scores = [len(wanted & set(terms_and_digits(row))) for row in table.rows]
     best = max(range(len(rows)), key=lambda index: (scores[index], -index))
     first, last = widened(
         best,

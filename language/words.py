@@ -62,6 +62,17 @@ def terms(text: str) -> list[str]:
     return [stem(word) for word in words if word not in STOPWORDS and len(word) > 1]
 
 
+# A number of one digit, which `terms` leaves out with every one-character word: a question
+# naming one ("record number 5", "step 3") asks for the row or the sentence holding it.
+LONE_DIGIT_RE = re.compile(r"(?<![\w.,])\d(?!\w|[.,]\d)")
+
+
+def terms_and_digits(text: str) -> list[str]:
+    """`terms`, and the numbers of one digit that it leaves out: what a question asks for
+    when a passage's part is chosen to answer it."""
+    return [*terms(text), *LONE_DIGIT_RE.findall(text)]
+
+
 def content_terms(text: str) -> list[str]:
     """The stems of the text's words that say what it is about: no stopwords, nothing
     shorter than three letters (a summary's or a quiz answer's terms)."""
