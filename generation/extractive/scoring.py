@@ -16,7 +16,7 @@ from generation.extractive.weights import (
     RESTATING_SHARE,
     SECTION_WEIGHT,
 )
-from language.words import WORD_RE
+from language.words import LONE_DIGIT_RE, WORD_RE
 
 # How people phrase questions, not what they ask about (beside language.words.STOPWORDS).
 # fmt: off
@@ -41,9 +41,16 @@ def question_terms(question: str) -> set[str]:
 def scores_of(question: str, candidates: list[Candidate], passages: list[Passage]) -> list[float]:
     """How well each candidate answers the question (0: it shares no word with it)."""
     asked = question_terms(question)
+    # A number of one digit the question names ("record number 5") is no term, but asks for
+    # the unit that holds it. Counted apart, so that a question without one scores as before.
+    digits = set(LONE_DIGIT_RE.findall(question))
+    held = [
+        digits & set(LONE_DIGIT_RE.findall(c.unit.text)) if digits else set() for c in candidates
+    ]
     # Inverse document frequency over the retrieved units: a question word that appears
     # everywhere in them says less than one found in a single unit.
     frequency = {term: sum(term in c.terms for c in candidates) for term in asked}
+    frequency |= {digit: sum(digit in found for found in held) for digit in digits}
     idf = {term: math.log(1 + len(candidates) / (1 + n)) for term, n in frequency.items()}
     weight = sum(idf.values()) or 1.0
     section_share = [
@@ -54,8 +61,9 @@ def scores_of(question: str, candidates: list[Candidate], passages: list[Passage
     known = [c.closeness for c in candidates if c.closeness is not None]
     low, high = (min(known), max(known)) if known else (0.0, 0.0)
 
-    def score(candidate: Candidate) -> float:
+    def score(index: int, candidate: Candidate) -> float:
         lexical = sum(idf[term] for term in asked & candidate.terms)
+        lexical += sum(idf[digit] for digit in held[index])
         if not lexical:
             return 0.0
         close = (
@@ -72,7 +80,7 @@ def scores_of(question: str, candidates: list[Candidate], passages: list[Passage
         told = len(candidate.terms - asked)
         return total * RESTATING_SHARE if told < MIN_NEW_TERMS else total
 
-    scores = [score(candidate) for candidate in candidates]
+    scores = [score(index, candidate) for index, candidate in enumerate(candidates)]
     # The manual's own question is not an answer; the sentence after it likely is.
     for index, candidate in enumerate(candidates[:-1]):
         following = candidates[index + 1]

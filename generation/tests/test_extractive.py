@@ -41,6 +41,20 @@ def test_stopwords_alone_do_not_make_a_sentence_match():
     assert text == "The pond freezes in January. [1]"
 
 
+def test_a_record_named_by_one_digit_is_the_row_quoted():
+    records = "\n".join(
+        [
+            "| Record Number | Percent Increment | date |",
+            "| --- | --- | --- |",
+            *(f"| {n} | {n * 7.5:.1f}% | 0{n}-01-1960 |" for n in range(10)),
+        ]
+    )
+
+    text = extractive.answer("Which date is recorded for record number 5?", passages(records))
+
+    assert "Record Number: 5; Percent Increment: 37.5%; date: 05-01-1960 [1]" in text
+
+
 def test_an_answer_has_at_most_three_sentences_in_document_order():
     passage = " ".join(f"Herons nest in colony {n}." for n in range(6))
 
