@@ -49,6 +49,7 @@ MAX_COLUMNS = 64
 # The worksheets' XML a workbook may have before openpyxl builds it in memory.
 MAX_SHEET_XML_BYTES = 48 * 1024 * 1024
 MAX_SPELLED_CELLS = 24
+EXCEL_ROWS = 1_048_576
 ROWS_LABEL = "rows %(rows)s"
 
 TABLE = "{urn:oasis:names:tc:opendocument:xmlns:table:1.0}"
@@ -188,8 +189,9 @@ def _hidden(worksheet) -> tuple[set[int], set[int]]:
 
     filtered = range(0)
     if worksheet.auto_filter.ref:
+        # A filter over whole columns ("A:C") has no first or last row.
         _, top, _, bottom = range_boundaries(worksheet.auto_filter.ref)
-        filtered = range(top, (bottom or top) + 1)
+        filtered = range(top or 1, (bottom or EXCEL_ROWS) + 1)
     rows = {
         number
         for number, dimension in worksheet.row_dimensions.items()
