@@ -62,15 +62,17 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
 
 # A word of at most four letters or a number, and its stop: "2.", "stol.", "ggfs.".
 SHORT_WORD_STOP_RE = re.compile(r"(?:^|\s)\w{1,4}\.$")
+ELLIPSIS_RE = re.compile(r"(?:\.\.\.|…)$")
 
 
 def _ends_here(text: str, start: int, stop: re.Match[str]) -> bool:
     """Whether the stop before `stop` ends the sentence begun at `start`: not after an
     abbreviation or an initial (ends_a_sentence), nor after a short word followed by one in
     lower case, a shortening of a language the list does not know ("im 2. stol. př. n. l.",
-    "ggfs. geändert")."""
+    "ggfs. geändert"), nor after words left out mid-sentence ("'GPG error: ... invalid'")."""
     piece = text[start : stop.start()]
-    if SHORT_WORD_STOP_RE.search(piece) and text[stop.end() : stop.end() + 1].islower():
+    next_is_lower = text[stop.end() : stop.end() + 1].islower()
+    if next_is_lower and (SHORT_WORD_STOP_RE.search(piece) or ELLIPSIS_RE.search(piece)):
         return False
     return ends_a_sentence(piece)
 

@@ -44,6 +44,16 @@ def test_a_short_word_before_one_in_lower_case_is_a_shortening_not_an_end():
     ]
 
 
+def test_words_left_out_mid_sentence_do_not_end_it():
+    # A small model quoting an error message: a marker was placed before its "...".
+    text = "To fix 'GPG error: ... invalid: BADSIG', remove the cache. Wait… Then try again."
+    assert [text[a:b] for a, b in sentence_spans(text)] == [
+        "To fix 'GPG error: ... invalid: BADSIG', remove the cache.",
+        "Wait…",
+        "Then try again.",
+    ]
+
+
 def test_a_list_items_number_stays_with_its_item():
     text = "You need:\n1. The package gdb.\n2. The -dbgsym packages. Then run it in 2.\n"
     assert [text[a:b] for a, b in sentence_spans(text)] == [
