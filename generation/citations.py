@@ -80,6 +80,24 @@ def map_markers(text: str, passage_count: int, *, order: list[int] | None = None
     return MappedAnswer(text=mapped.strip(), order=order)
 
 
+def marker_numbers(text: str, passage_count: int) -> list[int]:
+    """The passages (1 to `passage_count`) that `text`'s markers name, first named first."""
+    return list(
+        dict.fromkeys(
+            number
+            for match in MARKER_RE.finditer(text)
+            for number in _numbers(match.group(1))
+            if 1 <= number <= passage_count
+        )
+    )
+
+
+def renumbered(text: str, numbers: list[int]) -> str:
+    """`text`, written about the passages `numbers` as [1], [2] …, with each marker naming
+    its passage's number among all: "[2]" becomes f"[{numbers[1]}]"."""
+    return re.sub(r"\[(\d+)\]", lambda match: f"[{numbers[int(match.group(1)) - 1]}]", text)
+
+
 def has_marker(sentence: str, passage_count: int) -> bool:
     """`sentence` holds a marker naming one of `passage_count` passages."""
     return any(

@@ -19,13 +19,16 @@ from generation.citations import (
     attribute_sentences,
     hollow,
     map_markers,
+    marker_numbers,
     move_opening_markers,
+    renumbered,
     says_nothing,
     supported_markers,
     with_announced_lines,
     without_restatements,
 )
 from generation.rewrite import standalone_query
+from language.words import terms
 from library.models import Source
 from memory import commands as memory_commands
 from memory.services import facts_to_give
@@ -86,7 +89,7 @@ class _Prepared:
             # where the answer should be ("The tool … is [1][5]."): no answer to show, so
             # the passages' own sentences are, labelled as quotes.
             logger.warning("The chat model's answer says nothing: %r; quoting instead", text[:80])
-            return self._quoted(model)
+            return self._quoted(model, pointed=marker_numbers(text, len(self.hits)))
         text = with_announced_lines(text, passages)
         pointed = supported_markers(text, passages)
         attribution = attribute_sentences(pointed.text, passages)
@@ -121,7 +124,11 @@ class _Prepared:
         )
         return replace(self, hits=hits, answer=answer)
 
-    def _quoted(self, model: str) -> Answer:
+    def _quoted(self, model: str, *, pointed: Sequence[int] = ()) -> Answer:
+        """The passages' own sentences, labelled as quotes: those of the passages the model
+        pointed at (`pointed`, numbers of self.hits) when they speak of the question, else
+        of all. A model that answers "The tool … is [4][5]." has chosen its passages, often
+        rightly, where the question's words alone may rank another one's sentences first."""
         closeness: Sequence[tuple[float, ...]] = ()
         if self.retrieved is not None:
             closeness = part_closeness(
@@ -129,11 +136,19 @@ class _Prepared:
                 query_vector=self.retrieved.query_vector,
                 model=self.retrieved.model,
             )
-        text = extractive.answer(
-            self.question,
-            extractive_passages(self.hits, closeness=closeness),
-            limit=chat_style.extractive_sentences(self.notebook),
-        )
+        passages = extractive_passages(self.hits, closeness=closeness)
+        limit = chat_style.extractive_sentences(self.notebook)
+        text = ""
+        if pointed:
+            chosen = extractive.answer(
+                self.question, [passages[n - 1] for n in pointed], limit=limit
+            )
+            # Sentences about the question, not the opening quoted when none is
+            # ("Bread (Document) [3]." points at a title).
+            if set(terms(chosen)) & set(terms(self.question)):
+                text = renumbered(chosen, list(pointed))
+        if not text:
+            text = extractive.answer(self.question, passages, limit=limit)
         mapped = map_markers(text, len(self.hits))
         if hollow(mapped.text):
             return self._stored(not_covered.reply(self.hits), Message.Mode.REFUSAL, [], model)

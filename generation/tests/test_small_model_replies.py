@@ -189,6 +189,21 @@ def test_markers_standing_where_the_answer_should_be_are_no_answer(
 
 
 @pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
+def test_markers_where_the_answer_should_be_quote_the_passages_they_name(
+    fake_openai, owner, notebook, library, streamed
+):
+    # "The tool … is [4][5].": the model chose its passage; the question's words alone
+    # would quote the herons too (the test above).
+    numbered(fake_openai, lambda n: f"The train leaves at [{n[TRAINS.decode()]}].")
+
+    answer = ask(owner, notebook, streamed)
+
+    assert answer.message.mode == Message.Mode.EXTRACTIVE
+    assert answer.message.content == TRAINS.decode() + " [1]"
+    assert [c.chunk.text for c in answer.message.citations.all()] == [TRAINS.decode()]
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
 def test_an_answer_that_names_a_document_of_the_prompts_list_is_no_answer(
     fake_openai, owner, notebook, library, streamed
 ):
