@@ -169,15 +169,17 @@ NEGATIONS_RE = re.compile(
 )
 
 
-def says_nothing(text: str, said: str) -> bool:
+def says_nothing(text: str, said: str, *, asked: str = "") -> bool:
     """No sentence of `text` uses a word beyond `said` (the question, its rewrite and
     Loupe's own instructions to the model) and POINTING_WORDS, and none says no: markers
     standing where the answer should be ("The tool that checks a /bin/sh script for
     bash-only constructs is [1][5].", "… erreiche ich unter [1][2]."), or none but
-    markers at all."""
+    markers at all. Two words of `asked` (the question and its rewrite) written as one
+    count as known too: "Welche Einstellungen schalten Upgrades ein?" answered "Die
+    Einstellungen, die Upgrades einschalten, sind [1][2]." says nothing."""
     if NEGATIONS_RE.search(MARKER_RE.sub("", text)):
         return False
-    known = _known_words(said)
+    known = _known_words(said) | _joined_words(asked)
     return all(_all_known(_claim_words(text[start:end]), known) for start, end in claim_spans(text))
 
 
@@ -195,6 +197,13 @@ def _words(text: str) -> list[str]:
 def _known_words(said: str) -> set[str]:
     """The words an answer's sentence may use and still say nothing from the sources."""
     return set(_words(f"{MARKER_RE.sub('', said)} {POINTING_WORDS}"))
+
+
+def _joined_words(text: str) -> set[str]:
+    """Each two words of `text` written as one, in either order ("ein", "schalten":
+    "einschalten"), the short ones that _words leaves out included."""
+    words = set(WORD_RE.findall(text.lower()))
+    return {first + second for first in words for second in words if first != second}
 
 
 def _claim_words(sentence: str) -> tuple[str, ...]:

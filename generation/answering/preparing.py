@@ -84,7 +84,8 @@ class _Prepared:
         )
         passages = [hit.chunk.text for hit in self.hits]
         text = without_restatements(move_opening_markers(text), said)
-        if says_nothing(text, said) and self.hits:
+        asked = f"{self.question} {self.search_query}"
+        if says_nothing(text, said, asked=asked) and self.hits:
             # A small model may write nothing but markers ("[1][2] [1][3]"), or put them
             # where the answer should be ("The tool … is [1][5]."): no answer to show, so
             # the passages' own sentences are, labelled as quotes.

@@ -238,6 +238,14 @@ def test_an_answer_says_something_with_a_word_of_its_own_or_a_no():
     assert not says_nothing("No, herons do not wait [1].", "Do herons wait?")
     assert not says_nothing("Nein, Reiher warten nicht [1].", "Warten Reiher?")
     assert not says_nothing("Yes [1].", "Do herons wait?")
+    # A German verb the question splits ("schalten … ein"), joined in the answer.
+    asked = "Welche Einstellungen schalten Upgrades ein?"
+    joined = "Die Einstellungen, die Upgrades einschalten, sind [1][2] und [1]."
+    assert not says_nothing(joined, asked)
+    assert says_nothing(joined, asked, asked=asked)
+    assert not says_nothing(
+        "Die Einstellungen sind [1], die Upgrades einspielen.", asked, asked=asked
+    )
 
 
 def test_a_number_or_a_word_the_question_lacks_is_something_said():
