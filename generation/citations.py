@@ -174,13 +174,24 @@ def says_nothing(text: str, said: str, *, asked: str = "") -> bool:
     Loupe's own instructions to the model) and POINTING_WORDS, and none says no: markers
     standing where the answer should be ("The tool that checks a /bin/sh script for
     bash-only constructs is [1][5].", "… erreiche ich unter [1][2]."), or none but
-    markers at all. Two words of `asked` (the question and its rewrite) written as one
+    markers at all; a last sentence that announces what it never gives says nothing
+    either. Two words of `asked` (the question and its rewrite) written as one
     count as known too: "Welche Einstellungen schalten Upgrades ein?" answered "Die
     Einstellungen, die Upgrades einschalten, sind [1][2]." says nothing."""
     if NEGATIONS_RE.search(MARKER_RE.sub("", text)):
         return False
     known = _known_words(said) | _joined_words(asked)
-    return all(_all_known(_claim_words(text[start:end]), known) for start, end in claim_spans(text))
+    return all(
+        _all_known(_claim_words(text[start:end]), known) or _announces_nothing(text, start, end)
+        for start, end in claim_spans(text)
+    )
+
+
+def _announces_nothing(text: str, start: int, end: int) -> bool:
+    """The sentence at text[start:end] introduces what follows ("… müssen Sie die folgenden
+    Pakete installieren: [1][2][3]") and nothing follows it."""
+    lead_in = MARKER_RE.sub("", text[start:end]).rstrip().endswith(":")
+    return lead_in and not MARKER_RE.sub("", text[end:]).strip()
 
 
 # A number as written ("1,0", "13.9", "825"): an answer may be nothing else.

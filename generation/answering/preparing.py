@@ -83,7 +83,11 @@ class _Prepared:
             )
         )
         passages = [hit.chunk.text for hit in self.hits]
-        text = without_restatements(move_opening_markers(text), said)
+        # The lines a sentence announces first: "… wie folgt beheben: [1]" says nothing
+        # until its passage's command follows it.
+        text = with_announced_lines(
+            without_restatements(move_opening_markers(text), said), passages
+        )
         asked = f"{self.question} {self.search_query}"
         if says_nothing(text, said, asked=asked) and self.hits:
             # A small model may write nothing but markers ("[1][2] [1][3]"), or put them
@@ -91,7 +95,6 @@ class _Prepared:
             # the passages' own sentences are, labelled as quotes.
             logger.warning("The chat model's answer says nothing: %r; quoting instead", text[:80])
             return self._quoted(model, pointed=marker_numbers(text, len(self.hits)))
-        text = with_announced_lines(text, passages)
         pointed = supported_markers(text, passages)
         attribution = attribute_sentences(pointed.text, passages)
         mapped = map_markers(attribution.text, len(self.hits))

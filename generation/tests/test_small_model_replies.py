@@ -246,6 +246,11 @@ def test_an_answer_says_something_with_a_word_of_its_own_or_a_no():
     assert not says_nothing(
         "Die Einstellungen sind [1], die Upgrades einspielen.", asked, asked=asked
     )
+    # A lead-in with its markers and nothing after it: the list it announces is missing.
+    asked = "Welche Pakete brauche ich, um ein Programm mit gdb zu untersuchen?"
+    lead_in = "Um ein Programm mit gdb zu untersuchen, installieren Sie diese Pakete: [1][2][3]"
+    assert says_nothing(lead_in, asked, asked=asked)
+    assert not says_nothing(lead_in + "\n- gdb\n- libc6-dbg", asked, asked=asked)
 
 
 def test_a_number_or_a_word_the_question_lacks_is_something_said():
