@@ -3,6 +3,7 @@ from __future__ import annotations
 from django.utils.translation import gettext_noop
 
 from language.tokens import estimate_tokens
+from language.words import asks_yes_or_no
 from library.languages import detect_language, language_name
 
 # What the model is told to reply when the passages do not answer (generation/not_covered.py).
@@ -34,11 +35,26 @@ CITATION_REMINDER = (
 )
 
 
-def citation_reminder(question: str) -> str:
+# Asked yes or no, the 1.5B model began with "Yes"/"Ja" for 11 of 11 questions whose
+# passages say no ("Sollte ich meine Login-Shell mit chsh auf zsh umstellen?"); told to
+# say first what the passages state, 6 of 14 answers said no (docs/retrieval.md).
+YES_OR_NO_REMINDER = (
+    "The question asks yes or no: first say what the passages state about it, then whether "
+    "that means yes or no."
+)
+
+
+def citation_reminder(question: str, *, standalone: str = "") -> str:
     """CITATION_REMINDER, naming the question's language: read last, an English reminder
-    has a small model answer a German question in English."""
+    has a small model answer a German question in English. With YES_OR_NO_REMINDER when
+    the question, as it stands alone (`standalone`: a follow-up's rewrite), asks yes or no."""
     name = language_name(detect_language(question))
-    return CITATION_REMINDER + (f" Write the answer in {name}." if name else "")
+    yes_or_no = asks_yes_or_no(standalone or question)
+    return (
+        CITATION_REMINDER
+        + (f" {YES_OR_NO_REMINDER}" if yes_or_no else "")
+        + (f" Write the answer in {name}." if name else "")
+    )
 
 
 # The fixed replies are stored in the asker's language (answering.py translates them).
@@ -98,10 +114,15 @@ PROMPT_DOCUMENTS = 10
 
 
 def build_user_prompt(
-    *, question: str, documents: list[tuple[str, str]], passages: list[tuple[str, int | None, str]]
+    *,
+    question: str,
+    documents: list[tuple[str, str]],
+    passages: list[tuple[str, int | None, str]],
+    standalone: str = "",
 ) -> str:
     """The documents list (kind, title; the first PROMPT_DOCUMENTS, then how many more) and
-    the numbered passages (title, page, text)."""
+    the numbered passages (title, page, text); `standalone`: a follow-up rewritten to stand
+    alone, for the reminder."""
     lines = ["Documents in this notebook:"]
     lines += [f"- {title} ({kind})" for kind, title in documents[:PROMPT_DOCUMENTS]]
     if len(documents) > PROMPT_DOCUMENTS:
@@ -115,5 +136,5 @@ def build_user_prompt(
         lines.append("Passages: none matched the question.")
     lines.append(f"Question: {question}")
     if passages:
-        lines += ["", citation_reminder(question)]
+        lines += ["", citation_reminder(question, standalone=standalone)]
     return "\n".join(lines)

@@ -36,6 +36,59 @@ STOPWORDS = frozenset((
         "auch", "noch", "nur", "sich", "dass", "als",
 ))
 # fmt: on
+# The words that ask for something other than yes or no, in Loupe's interface languages
+# and Czech; a question without one asks yes or no ("Should I switch my shell to zsh?").
+# fmt: off
+INTERROGATIVES = frozenset((
+    # English
+    "what", "which", "who", "whom", "whose", "where", "when", "why", "how",
+    # German
+    "was", "welche", "welcher", "welches", "welchem", "welchen", "wer", "wen", "wem",
+    "wessen", "wo", "wann", "warum", "wieso", "weshalb", "weswegen", "wie", "wozu", "woran",
+    "worauf", "woraus", "wobei", "wodurch", "wofür", "wogegen", "woher", "wohin", "womit",
+    "wonach", "worin", "worüber", "worum", "wovon", "wovor",
+    # French
+    "que", "qu", "quoi", "quel", "quelle", "quels", "quelles", "qui", "où", "quand",
+    "pourquoi", "comment", "combien", "lequel", "laquelle", "lesquels", "lesquelles",
+    # Spanish
+    "qué", "cuál", "cuáles", "quién", "quiénes", "dónde", "adónde", "cuándo", "cómo",
+    "cuánto", "cuánta", "cuántos", "cuántas",
+    # Italian
+    "che", "cosa", "chi", "quale", "quali", "dove", "quando", "perché", "come", "quanto",
+    "quanta", "quanti", "quante",
+    # Dutch
+    "wat", "welke", "welk", "wie", "waar", "wanneer", "waarom", "hoe", "hoeveel", "waarmee",
+    "waarvoor", "waardoor", "waaraan", "waarop", "waarin", "waarover",
+    # Portuguese
+    "quê", "qual", "quais", "quem", "onde", "porque", "porquê", "quanto", "quantos",
+    "quantas",
+    # Polish
+    "co", "czego", "czym", "jaki", "jaka", "jakie", "jakiego", "który", "która", "które",
+    "kto", "kogo", "gdzie", "kiedy", "dlaczego", "czemu", "jak", "ile",
+    # Czech
+    "jaký", "jaká", "jaké", "kdo", "kde", "kdy", "proč", "kolik",
+    # Russian
+    "что", "чем", "какой", "какая", "какое", "какие", "каких", "который", "которая",
+    "кто", "кого", "где", "когда", "почему", "зачем", "как", "сколько", "чей", "куда",
+    "откуда",
+))
+# fmt: on
+
+
+def asks_yes_or_no(question: str) -> bool:
+    """Whether the question's last sentence asks yes or no: it ends with a question mark
+    and holds no interrogative ("Gehört in /etc/hostname der FQDN?"; not "Mein Rechner
+    bootet langsam. Mit welchem Befehl …?"). Chinese and languages the list lacks: no."""
+    asked = question.strip()
+    if not asked.endswith("?") or CJK_RE.search(asked):  # Chinese asks without spaces
+        return False
+    start = 0
+    for stop in re.finditer(r"(?<=[.!?])\s+", asked):
+        if ends_a_sentence(asked[start : stop.start()]):  # not after "z. B."
+            start = stop.end()
+    return not any(word.casefold() in INTERROGATIVES for word in WORD_RE.findall(asked[start:]))
+
+
 # A piece ending in one of these did not end a sentence ("e.g. ", "z. B. ", "Abs. 3").
 # fmt: off
 ABBREVIATIONS = frozenset((

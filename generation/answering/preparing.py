@@ -251,6 +251,7 @@ def _prepare(
         hits=hits,
         ready=ready,
         memories=memories,
+        standalone=search_query,
     )
     return _Prepared(
         notebook,

@@ -31,9 +31,11 @@ def _prompt(
     hits: list[Hit],
     ready: Sequence[Source],
     memories: list[str],
+    standalone: str = "",
 ) -> tuple[list[Hit], list[dict[str, str]]]:
     """The chat model's messages: the notebook's system prompt (with the asker's facts), the
-    earlier turns, then the question with the passages that fit; and those passages' hits."""
+    earlier turns, then the question with the passages that fit; and those passages' hits.
+    `standalone`: the question rewritten to stand alone, when it was."""
     # The documents the passages come from first: the list names only the first few.
     given = {hit.chunk.source_id: rank for rank, hit in reversed(list(enumerate(hits)))}
     listed = sorted(ready, key=lambda source: given.get(source.pk, len(hits)))
@@ -43,9 +45,11 @@ def _prompt(
         system += "\n\n" + prompts.memory_section(memories)
     messages = [{"role": "system", "content": system}]
     messages += [{"role": role, "content": content} for role, content in history]
-    hits, passages = _fit_context(hits, messages, question=question, documents=documents)
+    hits, passages = _fit_context(
+        hits, messages, question=question, documents=documents, standalone=standalone
+    )
     user_prompt = prompts.build_user_prompt(
-        question=question, documents=documents, passages=passages
+        question=question, documents=documents, passages=passages, standalone=standalone
     )
     messages.append({"role": "user", "content": user_prompt})
     return hits, messages
@@ -78,6 +82,7 @@ def _fit_context(
     *,
     question: str,
     documents: list[tuple[str, str]],
+    standalone: str = "",
 ) -> tuple[list[Hit], list[tuple[str, int | None, str]]]:
     """The best-ranked hits whose passages fit CHAT_CONTEXT_TOKENS beside the system prompt,
     the turns, the rest of the prompt and CHAT_ANSWER_TOKENS for the reply: a server whose
@@ -87,7 +92,7 @@ def _fit_context(
     fixed = estimate_tokens(
         *(message["content"] for message in messages),
         prompts.build_user_prompt(question=question, documents=documents, passages=[]),
-        prompts.citation_reminder(question),  # which comes with passages
+        prompts.citation_reminder(question, standalone=standalone),  # comes with passages
     )
     budget = settings.CHAT_CONTEXT_TOKENS - settings.CHAT_ANSWER_TOKENS - fixed
     passages = [

@@ -217,6 +217,31 @@ def test_the_reminder_names_languages_beyond_the_interfaces(question, said):
     assert reminder == prompts.CITATION_REMINDER + said
 
 
+@pytest.mark.parametrize(
+    ("question", "standalone", "asks"),
+    [
+        ("Sollte ich meine Login-Shell mit chsh auf zsh umstellen?", "", True),
+        ("Mein Rechner bootet langsam. Kann ich das messen?", "", True),
+        ("Can I use UUIDs in /etc/fstab?", "", True),
+        ("Which command shows the UUID of a partition?", "", False),
+        ("Welche Pin-Priorität hat, z. B. bei apt-get install -t, das Archiv?", "", False),
+        ("Mein Rechner bootet langsam. Mit welchem Befehl sehe ich das?", "", False),
+        ("Summarise the chapter on networking.", "", False),
+        # A follow-up is judged by its rewrite, which stands alone.
+        ("And then?", "What happens after the package is uploaded?", False),
+        ("And for root?", "Can root use sudo without a password?", True),
+    ],
+)
+def test_a_question_that_asks_yes_or_no_is_told_to_say_what_the_passages_state_first(
+    question, standalone, asks
+):
+    """Asked yes or no, the 1.5B model began with "Ja" where its passage said to avoid it."""
+    reminder = prompts.citation_reminder(question, standalone=standalone)
+
+    assert (prompts.YES_OR_NO_REMINDER in reminder) is asks
+    assert reminder.startswith(prompts.CITATION_REMINDER)
+
+
 def test_the_documents_list_names_the_passages_documents_first_and_at_most_ten(
     fake_openai, owner, notebook, library, add_ready_source
 ):

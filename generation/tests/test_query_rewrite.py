@@ -87,6 +87,24 @@ def test_the_follow_up_is_searched_as_rewritten_and_answered_as_asked(
     assert answer.search_query == REWRITTEN
 
 
+def test_a_follow_up_that_asks_yes_or_no_as_rewritten_gets_the_yes_or_no_reminder(
+    fake_openai, owner, notebook, first
+):
+    # "And daily?" holds no interrogative either way; its rewrite decides.
+    fake_openai.chat_replies += ["Must the sourdough starter be fed daily?", "Yes, daily [1]."]
+
+    follow_up(owner, notebook, first, question="And daily?")
+
+    prompt = fake_openai.chat_requests[-1].body["messages"][-1]["content"]
+    assert prompts.YES_OR_NO_REMINDER in prompt
+
+    fake_openai.chat_replies += [REWRITTEN, "Every day [1]."]
+    follow_up(owner, notebook, first, question="And daily?")
+
+    prompt = fake_openai.chat_requests[-1].body["messages"][-1]["content"]
+    assert prompts.YES_OR_NO_REMINDER not in prompt
+
+
 def test_the_full_text_side_matches_the_rewritten_words(
     fake_openai, owner, notebook, first, settings
 ):
