@@ -156,10 +156,12 @@ def hollow(text: str) -> bool:
 
 
 # The words with which the 1.5B model points at its passages instead of stating what they
-# say ("The passage that provides this information is [1].", "Dies steht in [2].").
+# say ("The passage that provides this information is [1].", "Dies steht in [2].", "This
+# can be seen in [1][2] and [1][3].").
 POINTING_WORDS = """passage passages excerpt text source sources information provides provided
-stated states mentioned described found according Passage Passagen Abschnitt Text Quelle
-Quellen Information Informationen steht stehen dies diese erwähnt beschrieben genannt"""
+stated states mentioned described found according see seen Passage Passagen Abschnitt Text
+Quelle Quellen Information Informationen steht stehen dies diese erwähnt beschrieben genannt
+siehe"""
 
 
 # Words that answer a yes-or-no question by themselves ("No, herons do not wait there."),

@@ -278,6 +278,8 @@ def test_the_first_sentence_stays_though_it_only_repeats_the_question():
     )
     pointing = "Herons wait [1]. This is stated in the passage from Birds, page 213."
     assert without_restatements(pointing, "Do herons wait?") == "Herons wait [1]."
+    seen = "Herons wait by the pond [1]. This can be seen in [1][2] and [1][3]."
+    assert without_restatements(seen, "Do herons wait?") == "Herons wait by the pond [1]."
 
 
 def test_a_sentence_or_item_said_again_is_not_kept():
