@@ -36,8 +36,9 @@ STOPWORDS = frozenset((
         "auch", "noch", "nur", "sich", "dass", "als",
 ))
 # fmt: on
-# The words that ask for something other than yes or no, in Loupe's interface languages
-# and Czech; a question without one asks yes or no ("Should I switch my shell to zsh?").
+# The words that ask for something other than yes or no, in Loupe's interface languages,
+# Czech and Russian; a question without one asks yes or no ("Should I switch my shell to
+# zsh?").
 # fmt: off
 INTERROGATIVES = frozenset((
     # English
@@ -78,7 +79,9 @@ INTERROGATIVES = frozenset((
 def asks_yes_or_no(question: str) -> bool:
     """Whether the question's last sentence asks yes or no: it ends with a question mark
     and holds no interrogative ("Gehört in /etc/hostname der FQDN?"; not "Mein Rechner
-    bootet langsam. Mit welchem Befehl …?"). Chinese and languages the list lacks: no."""
+    bootet langsam. Mit welchem Befehl …?"). Chinese, asked without spaces: no. In a
+    language the list lacks, every question counts; the line it brings (prompts.py) asks
+    first for what the passages state, which answers any question."""
     asked = question.strip()
     if not asked.endswith("?") or CJK_RE.search(asked):  # Chinese asks without spaces
         return False
