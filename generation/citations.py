@@ -253,14 +253,15 @@ def without_restatements(text: str, said: str) -> str:
     [1].", "The command to show the UUID of a partition is [1][2]."), or that names the
     passages ("This command is found in the passage [1]."). Such a sentence holds
     nothing from the sources, yet shown it reads as a cited claim. The first sentence
-    stays: it may be the answer to a yes-or-no question. A sentence or list item that says
-    again what one before it said goes too (a small model at a low temperature loops).
+    stays: it may be the answer to a yes-or-no question. A sentence or list item whose
+    words one before it already holds goes too: a small model at a low temperature loops,
+    and the reply that runs out of room ends in a loop's cut-off copy.
     Markers standing after a full stop ("… umstellen. [1][3]") belong to the sentence
     before, and go only with it."""
     known = _known_words(said)
     saying_nothing: list[tuple[int, int]] = []
     first, dropped = True, False
-    seen: set[tuple[str, ...]] = set()
+    seen: list[set[str]] = []
     for start, end in claim_spans(text):
         sentence = text[start:end]
         if hollow(sentence):
@@ -274,10 +275,12 @@ def without_restatements(text: str, said: str) -> str:
             saying_nothing.append((start, start + opens))
         words = _claim_words(sentence[opens:])
         dropped = not first and (
-            _all_known(words, known) or bool(PASSAGE_RE.search(sentence)) or words in seen
+            _all_known(words, known)
+            or bool(PASSAGE_RE.search(sentence))
+            or any(set(words) <= before for before in seen)
         )
         first = False
-        seen.add(words)
+        seen.append(set(words))
         if dropped:
             saying_nothing.append((start + opens, end))
     for start, end in reversed(saying_nothing):

@@ -295,6 +295,18 @@ def test_a_sentence_or_item_said_again_is_not_kept():
     assert without_restatements(again, "Where?") == "Herons wait at the pond [1]."
 
 
+def test_a_loop_cut_off_by_the_answer_limit_leaves_no_broken_copy():
+    # Qwen 1.5B looped on three sentences until the answer's token limit cut one (en-12).
+    said_once = "PAM checks passwords [1]. NSS looks up user and group names [1]."
+    looped = f"{said_once} PAM checks passwords [1]. NSS looks up user and"
+    assert without_restatements(looped, "What is the difference between PAM and NSS?") == (
+        said_once
+    )
+    # Fewer words than a sentence before, but one of its own: it stays.
+    more = "Herons wait at the pond [1]. Herons wait at dawn [2]."
+    assert without_restatements(more, "Where?") == more
+
+
 def test_markers_after_the_full_stop_stay_with_their_sentence():
     # As the 1.5B model writes them: "… umstellen. [1][3]".
     question = "Sollte ich meine Login-Shell mit chsh auf zsh umstellen?"
