@@ -243,7 +243,8 @@ def _inflected(word: str, other: str) -> bool:
 
 # "Passage" is the prompt's name for what the model is given: an answer about the sources
 # has no cause to name it ("This command is found in the passage [1].").
-PASSAGE_RE = re.compile(r"\b(?:passages?|Passagen?)\b")
+# A sentence about where the sources say it, not what: it names the passages, or a page.
+PASSAGE_RE = re.compile(r"\b(?:passages?|Passagen?)\b|\b(?:pages?|Seiten?)\s+\d")
 
 
 def without_restatements(text: str, said: str) -> str:
@@ -251,7 +252,8 @@ def without_restatements(text: str, said: str) -> str:
     question, its rewrite and Loupe's own instructions to the model) and POINTING_WORDS:
     "This is stated in [2] and [3].", "The passage that provides this information is
     [1].", "The command to show the UUID of a partition is [1][2]."), or that names the
-    passages ("This command is found in the passage [1]."). Such a sentence holds
+    passages or a page ("This command is found in the passage [1].", "This file is
+    described on page 204 of the Debian Reference [2]."). Such a sentence holds
     nothing from the sources, yet shown it reads as a cited claim. The first sentence
     stays: it may be the answer to a yes-or-no question. A sentence or list item whose
     words one before it already holds goes too: a small model at a low temperature loops,

@@ -278,6 +278,12 @@ def test_the_first_sentence_stays_though_it_only_repeats_the_question():
     )
     pointing = "Herons wait [1]. This is stated in the passage from Birds, page 213."
     assert without_restatements(pointing, "Do herons wait?") == "Herons wait [1]."
+    # en-25 and en-24, Qwen 1.5B: where in the document, not what it says.
+    paged = (
+        "Herons wait by the pond [1]. This file is described on page 204 of Birds [2]. "
+        "Dies steht auf den Seiten 105 und 106."
+    )
+    assert without_restatements(paged, "Do herons wait?") == "Herons wait by the pond [1]."
     seen = "Herons wait by the pond [1]. This can be seen in [1][2] and [1][3]."
     assert without_restatements(seen, "Do herons wait?") == "Herons wait by the pond [1]."
 
