@@ -303,6 +303,19 @@ NOT_A_CLAIM_RE = re.compile(r"^(?:#{1,6}\s|\|)|:$")
 FENCE_RE = re.compile(r"^\s*(```|~~~).*?^\s*\1", re.M | re.S)
 
 
+def loops(text: str) -> bool:
+    """Whether a reply still being written has begun to loop: its last finished sentence
+    (one the text has gone on after) has the very words of two sentences before it. A small
+    model at a low temperature can repeat a run of sentences until the answer's token limit,
+    which on a 2-core CPU is some 40 s of text nobody keeps (without_restatements drops the
+    copies). Sentences of fewer than three words never count: "Yes." may come twice."""
+    spans = sentence_spans(text)[:-1]
+    if len(spans) < 3:
+        return False
+    words = [frozenset(_claim_words(text[start:end])) for start, end in spans]
+    return len(words[-1]) >= 3 and words[:-1].count(words[-1]) >= 2
+
+
 def claim_spans(text: str) -> list[tuple[int, int]]:
     """The (start, end) of each sentence of `text`, split also at line breaks (list items),
     without headings, table rows, lead-in lines and code blocks."""

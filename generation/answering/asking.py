@@ -16,6 +16,7 @@ from citations.verification import best_support
 from generation.answering.preparing import _prepare
 from generation.answering.prompt import Turn
 from generation.answering.storing import Answer
+from generation.citations import loops
 from library.models import Source
 from notebooks.models import Conversation, Notebook
 from providers.chat import chat_stream
@@ -170,6 +171,8 @@ def stream_answer(
         for delta in stream:
             timing.mark_first_word()
             yield delta
+            if loops(stream.text):
+                break  # the rest would be more copies
     finally:
         stream.close()  # writes the usage row now if the reader stopped early
         if stream.usage is not None:
@@ -230,6 +233,8 @@ def _answer_question(
         for _delta in stream:
             if timing is not None:
                 timing.mark_first_word()
+            if loops(stream.text):
+                break  # the rest would be more copies
     finally:
         stream.close()
     return prepared.store_reply(stream.text, stream.model)

@@ -8,11 +8,13 @@ from types import SimpleNamespace
 
 import pytest
 
+from billing.models import Usage
 from generation import not_covered, prompts
 from generation.answering import answer_question, stream_answer
 from generation.citations import (
     Pointed,
     hollow,
+    loops,
     move_opening_markers,
     says_nothing,
     supported_markers,
@@ -375,6 +377,34 @@ def test_ask_waits_for_a_slow_answer_word_by_word_not_for_one_total(
     answer = answer_question(user=owner, notebook=notebook, question=QUESTION)
 
     assert answer.message.content.startswith("Grey herons wait at the pond edge")
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
+def test_a_reply_that_loops_is_cut_off_at_the_third_copy_and_stored_once(
+    fake_openai, owner, notebook, library, streamed
+):
+    # Qwen 1.5B at temperature 0.1 (en-12, en-19, en-21): a run of sentences repeated
+    # until the answer's token limit, some 40 s on a 2-core CPU.
+    said_once = "Grey herons wait at the pond edge [1]. The train leaves at noon [2]. "
+    fake_openai.stream_delay = 0.005
+    fake_openai.chat_replies.append(said_once * 20)
+
+    answer = ask(owner, notebook, streamed)
+
+    assert fake_openai.chunks_sent < len(said_once.split()) * 4  # of 20 copies
+    assert answer.message.content.count("Grey herons wait") == 1
+    assert answer.message.content.count("The train leaves at noon") == 1
+    assert Usage.objects.filter(user=owner, kind="chat").count() == 1  # billed once
+
+
+def test_a_loop_is_the_same_sentence_thrice_not_a_short_one_or_a_theme():
+    loop = "Herons wait at the pond [1]. They fish [1]. Herons wait at the pond [1]. They"
+    assert not loops(loop)  # twice, so far
+    assert loops(f"{loop} fish [1]. Herons wait at the pond [1]. They")
+    assert not loops("Yes. Yes. Yes. And")  # fewer than three words
+    # Sentences sharing words, each saying something of its own.
+    theme = "Herons wait at the pond. Herons wait at dawn. Herons wait at the pond at dawn. So"
+    assert not loops(theme)
 
 
 def test_ask_gives_up_on_a_stalled_answer_within_the_between_word_limit(
