@@ -21,6 +21,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
+import django  # noqa: E402
+
+django.setup()  # the check reads no table, but its module imports the models
+
 from citations.verification import best_support  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "qa" / "covid-qa-dev"
