@@ -20,6 +20,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from language.sentences import BULLET_RE
 from language.words import ends_a_sentence, terms
 from library.models import Chunk
 
@@ -77,14 +78,33 @@ def _ends_here(text: str, start: int, stop: re.Match[str]) -> bool:
     return ends_a_sentence(piece)
 
 
+def claim_pieces(text: str) -> list[tuple[int, int]]:
+    """The sentences of `text` (sentence_spans), each list item a piece of its own: a small
+    model writes its lists without full stops ("- Press Ctrl-Alt-F3 [1]\n- Type reset [2]"),
+    and one sentence of two items would have each marker judged on both."""
+    pieces = []
+    for begin, end in sentence_spans(text):
+        starts = [begin]
+        for line in re.finditer(r"\n[ \t]*", text[begin:end]):
+            if BULLET_RE.match(text[begin + line.end() : end]):
+                starts.append(begin + line.start())
+        for start, stop in zip(starts, [*starts[1:], end], strict=True):
+            piece = text[start:stop]
+            if piece.strip():
+                start += len(piece) - len(piece.lstrip())
+                pieces.append((start, stop))
+    return pieces
+
+
 def claims_by_marker(answer: str) -> dict[int, list[str]]:
-    """The sentences of an answer that carry each [n], without their markers.
+    """The sentences of an answer that carry each [n], without their markers; each list
+    item is a sentence of its own (claim_pieces).
 
     Markers opening a sentence ("… fish. [1] Then …") belong to the sentence before.
     """
     claims: dict[int, list[str]] = {}
     previous = ""
-    for begin, end in sentence_spans(answer):
+    for begin, end in claim_pieces(answer):
         sentence = answer[begin:end]
         leading = re.match(r"(\s*\[\d+\])+", sentence)
         if leading and previous:

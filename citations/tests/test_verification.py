@@ -71,6 +71,21 @@ def test_each_marker_collects_the_sentences_that_carry_it():
     }
 
 
+def test_each_list_item_is_a_claim_of_its_own_without_full_stops():
+    # As Qwen 1.5B writes steps: items without full stops, a marker after the number.
+    answer = "You can:\n- Wait at the pond [1]\n- Leave at noon [2]\n1. [2] Take the train"
+    assert claims_by_marker(answer) == {
+        1: ["- Wait at the pond"],
+        2: ["- Leave at noon", "1.  Take the train"],
+    }
+    both = verify_citations(
+        "Herons:\n- Grey herons wait at the pond [1]\n"
+        "- Trains leave for Berlin at noon every day [2]",
+        {1: HERONS, 2: TRAINS},
+    )
+    assert both[1].supported and both[2].supported  # each judged on its own item
+
+
 def test_a_supported_claim_quotes_the_sentence_that_supports_it_verbatim():
     supports = verify_citations("Herons eat fish and frogs [1].", {1: HERONS})
 
