@@ -4,6 +4,7 @@ extractive answer), or searched and put into a prompt; and the model's reply sto
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
@@ -15,6 +16,7 @@ from generation import chat_style, extractive, not_covered, prompts
 from generation.answering.prompt import Turn, _history, _latest, _prompt, extractive_passages
 from generation.answering.storing import Answer, _store
 from generation.citations import (
+    MARKER_RE,
     MappedAnswer,
     attribute_sentences,
     hollow,
@@ -29,6 +31,7 @@ from generation.citations import (
 )
 from generation.rewrite import standalone_query
 from language.words import terms
+from library.languages import detect_language
 from library.models import Source
 from memory import commands as memory_commands
 from memory.services import facts_to_give
@@ -45,6 +48,12 @@ logger = logging.getLogger(__name__)
 
 class QuestionRefused(UserFacingError):
     """The question cannot be asked as it is: empty, or about no source of the notebook."""
+
+
+# The words an answer needs before its language is judged: manual-qa's and the formats
+# set's answers of fewer are heard as Romanian, Pidgin or Ligurian; none of 15 or more was.
+MIN_ANSWER_WORDS_JUDGED = 15
+ANSWER_WORDS_RE = re.compile(r"\w+")
 
 
 @dataclass
@@ -95,6 +104,11 @@ class _Prepared:
             # the passages' own sentences are, labelled as quotes.
             logger.warning("The chat model's answer says nothing: %r; quoting instead", text[:80])
             return self._quoted(model, pointed=marker_numbers(text, len(self.hits)))
+        if self._in_another_language(text):
+            # "Die Passage [1] states that …": the asker reads German, and so do the
+            # passages, which say it in the asker's words.
+            logger.warning("The chat model answered in another language: %r; quoting", text[:80])
+            return self._quoted(model, pointed=marker_numbers(text, len(self.hits)))
         pointed = supported_markers(text, passages)
         attribution = attribute_sentences(pointed.text, passages)
         mapped = map_markers(attribution.text, len(self.hits))
@@ -108,6 +122,21 @@ class _Prepared:
                 for number in attribution.attributed | pointed.placed
                 if number in mapped.order
             },
+        )
+
+    def _in_another_language(self, text: str) -> bool:
+        """Whether the model wrote its answer in another language than the question's,
+        though passages in the question's language were there to answer from. A small
+        model told to answer in German may start so and go on in English. Short answers
+        are not judged: a few words ("$1,414", a menu line) are heard as any language."""
+        if len(ANSWER_WORDS_RE.findall(text)) < MIN_ANSWER_WORDS_JUDGED:
+            return False
+        asked = detect_language(self.question)
+        written = detect_language(MARKER_RE.sub("", text))
+        return (
+            bool(asked)
+            and written not in ("", asked)
+            and any(hit.chunk.source.language == asked for hit in self.hits)
         )
 
     def answered(self, text: str, mode: str, hits: list[Hit], order: list[int]) -> _Prepared:

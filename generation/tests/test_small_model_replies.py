@@ -11,6 +11,7 @@ import pytest
 from billing.models import Usage
 from generation import not_covered, prompts
 from generation.answering import answer_question, stream_answer
+from generation.answering.preparing import _Prepared
 from generation.citations import (
     Pointed,
     hollow,
@@ -405,6 +406,52 @@ def test_a_loop_is_the_same_sentence_thrice_not_a_short_one_or_a_theme():
     # Sentences sharing words, each saying something of its own.
     theme = "Herons wait at the pond. Herons wait at dawn. Herons wait at the pond at dawn. So"
     assert not loops(theme)
+
+
+REIHER = (
+    "Graureiher warten regungslos am Ufer des Teiches, bis ein Fisch vorbeischwimmt. "
+    "Sie fressen Fische, Frösche und kleine Säugetiere und bauen ihre Nester hoch oben."
+).encode()
+IN_ENGLISH = (
+    "The passage [1] states that grey herons wait motionless at the edge of the pond "
+    "until a fish swims past, and that they eat fish, frogs and small mammals [1]."
+)
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
+def test_an_answer_in_another_language_than_the_question_and_its_passages_is_quoted(
+    fake_openai, owner, notebook, add_ready_source, streamed
+):
+    # The 1.5B model asked in German about a German manual: "Die Passage [1] states that …"
+    add_ready_source(notebook, REIHER, "reiher.txt")
+    fake_openai.chat_replies.append(IN_ENGLISH)
+    question = "Wo warten Graureiher, bis ein Fisch vorbeischwimmt?"
+
+    if streamed:
+        *_, answer = stream_answer(user=owner, notebook=notebook, question=question)
+    else:
+        answer = answer_question(user=owner, notebook=notebook, question=question)
+
+    assert answer.message.mode == Message.Mode.EXTRACTIVE
+    assert "Graureiher warten regungslos am Ufer des Teiches" in answer.message.content
+    assert "[1]" in answer.message.content
+
+
+def test_an_answer_in_the_passages_language_or_too_short_to_tell_stays():
+    def asked(question, *languages):
+        hits = [
+            SimpleNamespace(chunk=SimpleNamespace(source=SimpleNamespace(language=code)))
+            for code in languages
+        ]
+        return _Prepared(None, None, question, hits, [], None)
+
+    german = "Wo warten Graureiher, bis ein Fisch vorbeischwimmt?"
+    assert asked(german, "de")._in_another_language(IN_ENGLISH)
+    # English passages: an English answer to a German question is what they could give.
+    assert not asked(german, "en")._in_another_language(IN_ENGLISH)
+    assert not asked("Where do grey herons wait?", "de")._in_another_language(IN_ENGLISH)
+    # A few words are heard as any language: "$1,414 [1]", a menu line.
+    assert not asked(german, "de")._in_another_language("Spaghetti mit Grana und Salat [1]")
 
 
 def test_ask_gives_up_on_a_stalled_answer_within_the_between_word_limit(
