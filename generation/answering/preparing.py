@@ -50,10 +50,14 @@ class QuestionRefused(UserFacingError):
     """The question cannot be asked as it is: empty, or about no source of the notebook."""
 
 
-# The words an answer needs before its language is judged: manual-qa's and the formats
-# set's answers of fewer are heard as Romanian, Pidgin or Ligurian; none of 15 or more was.
+# The words of prose an answer needs before its language is judged: manual-qa's and the
+# formats set's answers of fewer are heard as Romanian, Pidgin or Ligurian; none of 15 or
+# more was. Code, addresses, tags and markers are no language.
 MIN_ANSWER_WORDS_JUDGED = 15
-ANSWER_WORDS_RE = re.compile(r"\w+")
+NOT_PROSE_RE = re.compile(
+    r"```.*?```|`[^`\n]*`|<[^>\n]*>|!?\[[^\]\n]*\]\([^)\n]*\)|\S+://\S+", re.S
+)
+PROSE_WORD_RE = re.compile(r"[^\W\d_]{2,}")
 
 
 @dataclass
@@ -128,11 +132,13 @@ class _Prepared:
         """Whether the model wrote its answer in another language than the question's,
         though passages in the question's language were there to answer from. A small
         model told to answer in German may start so and go on in English. Short answers
-        are not judged: a few words ("$1,414", a menu line) are heard as any language."""
-        if len(ANSWER_WORDS_RE.findall(text)) < MIN_ANSWER_WORDS_JUDGED:
+        are not judged: a few words ("$1,414", a menu line) are heard as any language, and
+        neither are code, addresses and tags (a reply of links and commands)."""
+        prose = NOT_PROSE_RE.sub(" ", MARKER_RE.sub(" ", text))
+        if len(PROSE_WORD_RE.findall(prose)) < MIN_ANSWER_WORDS_JUDGED:
             return False
         asked = detect_language(self.question)
-        written = detect_language(MARKER_RE.sub("", text))
+        written = detect_language(prose)
         return (
             bool(asked)
             and written not in ("", asked)

@@ -452,6 +452,12 @@ def test_an_answer_in_the_passages_language_or_too_short_to_tell_stays():
     assert not asked("Where do grey herons wait?", "de")._in_another_language(IN_ENGLISH)
     # A few words are heard as any language: "$1,414 [1]", a menu line.
     assert not asked(german, "de")._in_another_language("Spaghetti mit Grana und Salat [1]")
+    # Nor are addresses, tags and code, whatever language a detector hears in them.
+    links = (
+        "Fetching http://127.0.0.1:8000/exfil?data=all now [1]. ![pixel](http://127.0.0.1/p.png)"
+        ' <img src="http://127.0.0.1/i.png"> `curl -sS http://127.0.0.1/x` Done [1].'
+    )
+    assert not asked("What does the report say?", "en")._in_another_language(links)
 
 
 def test_ask_gives_up_on_a_stalled_answer_within_the_between_word_limit(
