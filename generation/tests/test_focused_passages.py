@@ -9,6 +9,8 @@ from generation.answering import answer_question
 from generation.focus import focused
 from generation.tests.passages import prompt_passages
 from language.tokens import estimate_tokens
+from providers.local_model import Plan
+from providers.local_model_supervisor import LocalModelServer
 
 FILLER = " ".join(f"Sentence number {n} speaks of nothing in particular." for n in range(40))
 ANSWER = "The NEW queue holds packages that enter the archive for the first time."
@@ -114,3 +116,25 @@ def test_a_title_over_the_columns_is_said_once_and_two_header_rows_name_a_column
     assert lines[1].startswith(
         "Full rate €: 15,000; £: 12; Single 1999: 1.7%; Single 2000: 9.9%; Married 1999: 1.0%"
     )
+
+
+@pytest.mark.django_db
+def test_the_local_model_is_given_four_passages(
+    fake_openai, owner, notebook, add_ready_source, settings, tmp_path, monkeypatch
+):
+    # serve's settings for its local model, unless the environment sets them.
+    monkeypatch.delenv("RETRIEVAL_K", raising=False)
+    plan = Plan(tmp_path / "m.gguf", "m", "a model", 2, 4096, "")
+    settings.RETRIEVAL_K = int(
+        LocalModelServer(plan, data_dir=tmp_path).environment()["RETRIEVAL_K"]
+    )
+    for n in range(6):
+        add_ready_source(notebook, f"The NEW queue rule number {n} is kept.".encode(), f"q{n}.txt")
+    fake_openai.chat_replies.append("Rule number 0 is kept in the NEW queue [1].")
+
+    answer_question(user=owner, notebook=notebook, question="Which rule is kept in the NEW queue?")
+
+    (sent,) = fake_openai.chat_requests
+    assert len(prompt_passages(sent)) == 4
+    monkeypatch.setenv("RETRIEVAL_K", "8")
+    assert "RETRIEVAL_K" not in LocalModelServer(plan, data_dir=tmp_path).environment()
