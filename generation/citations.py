@@ -292,6 +292,34 @@ def without_restatements(text: str, said: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", text).strip()
 
 
+# A section's number opening a line, as a PDF's headings read ("10.5.2 Grundlegende Git-Befehle").
+SECTION_NUMBER_RE = re.compile(r"\d{1,3}(?:\.\d{1,3})+\.?(?=\s|$)")
+
+
+def without_headings(text: str, passages: list[str]) -> str:
+    """`text` without the lines that copy a section heading of a passage ("10.5.2
+    Grundlegende Git-Befehle [1]", or its number alone, "1.4.8 [1]"), markers and all.
+    Asked how to do something, a small model may answer with the title of the section that
+    tells: it says where the answer is, not what it is, and every word of it is the
+    passage's, so the support check would pass it. `passages[i]` is passage i + 1's text."""
+    headings = {line.strip() for passage in passages for line in passage.splitlines()}
+    headings = {line for line in headings if SECTION_NUMBER_RE.match(line)}
+    copied = []
+    for start, end in claim_spans(text):
+        line = MARKER_RE.sub("", text[start:end]).strip().rstrip(".:").rstrip()
+        number = SECTION_NUMBER_RE.match(line)
+        if number and any(
+            heading.startswith(line) and heading[number.end() : number.end() + 1] in {"", " "}
+            for heading in headings
+        ):
+            copied.append((start, end))
+    for start, end in reversed(copied):
+        if text[start - 1 : start] == "\n" or start == 0:
+            end += text[end : end + 1] == "\n"  # the whole line goes, with its line break
+        text = text[:start] + text[end:]
+    return text.strip()
+
+
 # The bullet or number that opens a list item.
 LIST_ITEM_RE = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+")
 

@@ -27,6 +27,7 @@ from generation.citations import (
     says_nothing,
     supported_markers,
     with_announced_lines,
+    without_headings,
     without_restatements,
 )
 from generation.rewrite import standalone_query
@@ -96,18 +97,22 @@ class _Prepared:
             )
         )
         passages = [hit.chunk.text for hit in self.hits]
+        written = move_opening_markers(text)
         # The lines a sentence announces first: "… wie folgt beheben: [1]" says nothing
         # until its passage's command follows it.
         text = with_announced_lines(
-            without_restatements(move_opening_markers(text), said), passages
+            without_restatements(without_headings(written, passages), said), passages
         )
         asked = f"{self.question} {self.search_query}"
         if says_nothing(text, said, asked=asked) and self.hits:
-            # A small model may write nothing but markers ("[1][2] [1][3]"), or put them
-            # where the answer should be ("The tool … is [1][5]."): no answer to show, so
-            # the passages' own sentences are, labelled as quotes.
-            logger.warning("The chat model's answer says nothing: %r; quoting instead", text[:80])
-            return self._quoted(model, pointed=marker_numbers(text, len(self.hits)))
+            # A small model may write nothing but markers ("[1][2] [1][3]"), put them
+            # where the answer should be ("The tool … is [1][5]."), or answer with the
+            # title of the section that tells: no answer to show, so the passages' own
+            # sentences are, labelled as quotes, from those it pointed at.
+            logger.warning(
+                "The chat model's answer says nothing: %r; quoting instead", written[:80]
+            )
+            return self._quoted(model, pointed=marker_numbers(text or written, len(self.hits)))
         if self._in_another_language(text):
             # "Die Passage [1] states that …": the asker reads German, and so do the
             # passages, which say it in the asker's words.

@@ -20,6 +20,7 @@ from generation.citations import (
     says_nothing,
     supported_markers,
     unsupported_sentences,
+    without_headings,
     without_restatements,
 )
 from generation.tests.passages import BREAD, HERONS, TRAINS, prompt_passages
@@ -406,6 +407,42 @@ def test_a_loop_is_the_same_sentence_thrice_not_a_short_one_or_a_theme():
     # Sentences sharing words, each saying something of its own.
     theme = "Herons wait at the pond. Herons wait at dawn. Herons wait at the pond at dawn. So"
     assert not loops(theme)
+
+
+GIT = (
+    b"10.5.1 Configuration\nGit keeps its settings in ~/.gitconfig.\n"
+    b"10.5.2 Basic Git commands\nTo set your changes aside for a while and get a clean working "
+    b"tree, run git stash; git stash pop brings them back."
+)
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
+def test_an_answer_that_is_a_sections_heading_quotes_its_passage(
+    fake_openai, owner, notebook, add_ready_source, streamed
+):
+    # The 1.5B model asked how to get a clean working tree: "10.5.2 Grundlegende
+    # Git-Befehle [1]", the heading of the section that tells, every word the passage's.
+    add_ready_source(notebook, GIT, "git.txt")
+    fake_openai.chat_replies.append("10.5.2 Basic Git commands [1]\n10.5.1 [1]")
+    question = "How do I get a clean working tree for a while without losing my changes?"
+
+    if streamed:
+        *_, answer = stream_answer(user=owner, notebook=notebook, question=question)
+    else:
+        answer = answer_question(user=owner, notebook=notebook, question=question)
+
+    assert answer.message.mode == Message.Mode.EXTRACTIVE
+    assert "git stash" in answer.message.content
+
+
+def test_a_heading_line_goes_and_the_sentences_beside_it_stay():
+    passages = [GIT.decode()]
+    reply = "10.5.2 Basic Git commands [1]\nRun git stash to set your changes aside [1]."
+
+    assert without_headings(reply, passages) == "Run git stash to set your changes aside [1]."
+    # Numbers that head no section of the passages are what the answer says.
+    for answer in ("10.5 GB are free [1].", "2.5 [1]", "Version 10.5.2 added stash [1]."):
+        assert without_headings(answer, passages) == answer
 
 
 REIHER = (
