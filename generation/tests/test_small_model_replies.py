@@ -50,11 +50,11 @@ def numbered(fake_openai, write):
     fake_openai.chat_reply_for = reply
 
 
-def ask(owner, notebook, streamed):
+def ask(owner, notebook, streamed, question=QUESTION):
     if streamed:
-        *_, answer = stream_answer(user=owner, notebook=notebook, question=QUESTION)
+        *_, answer = stream_answer(user=owner, notebook=notebook, question=question)
         return answer
-    return answer_question(user=owner, notebook=notebook, question=QUESTION)
+    return answer_question(user=owner, notebook=notebook, question=question)
 
 
 @pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
@@ -426,10 +426,7 @@ def test_an_answer_that_is_a_sections_heading_quotes_its_passage(
     fake_openai.chat_replies.append("10.5.2 Basic Git commands [1]\n10.5.1 [1]")
     question = "How do I get a clean working tree for a while without losing my changes?"
 
-    if streamed:
-        *_, answer = stream_answer(user=owner, notebook=notebook, question=question)
-    else:
-        answer = answer_question(user=owner, notebook=notebook, question=question)
+    answer = ask(owner, notebook, streamed, question)
 
     assert answer.message.mode == Message.Mode.EXTRACTIVE
     assert "git stash" in answer.message.content
@@ -464,10 +461,7 @@ def test_an_answer_in_another_language_than_the_question_and_its_passages_is_quo
     fake_openai.chat_replies.append(IN_ENGLISH)
     question = "Wo warten Graureiher, bis ein Fisch vorbeischwimmt?"
 
-    if streamed:
-        *_, answer = stream_answer(user=owner, notebook=notebook, question=question)
-    else:
-        answer = answer_question(user=owner, notebook=notebook, question=question)
+    answer = ask(owner, notebook, streamed, question)
 
     assert answer.message.mode == Message.Mode.EXTRACTIVE
     assert "Graureiher warten regungslos am Ufer des Teiches" in answer.message.content
