@@ -35,6 +35,7 @@ from library import embedding_state  # noqa: E402
 from notebooks.models import Notebook  # noqa: E402
 from providers import embeddings  # noqa: E402
 from retrieval import coverage  # noqa: E402
+from retrieval.search import scope_params  # noqa: E402
 from retrieval.services import search  # noqa: E402
 
 
@@ -43,10 +44,13 @@ def signals(notebook: Notebook, question: str, user: User) -> tuple[list, dict]:
     model = active.name
     vector = embeddings.embed_query(question, user=user, model=active)
     hits = search(notebook=notebook, question=question, query_vector=vector, model=model)
-    found = coverage.assess(question=question, hits=hits, query_vector=vector, model=model)
+    scope = scope_params(notebook=notebook)
+    found = coverage.assess(
+        question=question, hits=hits, query_vector=vector, model=model, scope=scope
+    )
     # Both signals, also the one that did not decide (assess asks only for what decides).
     similarity, counts = coverage.signals(
-        question=question, hits=hits, query_vector=vector, model=model
+        question=question, hits=hits, query_vector=vector, model=model, scope=scope
     )
     return hits, {
         "similarity": similarity and round(similarity, 4),

@@ -34,7 +34,7 @@ from notebooks.models import Notebook
 from providers import embeddings
 from providers.chat import chat_available
 from retrieval import coverage
-from retrieval.search import Hit
+from retrieval.search import Hit, scope_params
 from retrieval.services import search
 
 RECALL_AT = (1, 4, 8)
@@ -245,7 +245,11 @@ def evaluate(
         ranks = [rank for rank, hit in enumerate(hits, start=1) if hit.chunk.pk in gold]
         found_at.append(ranks[0] if ranks else None)
         refused += not coverage.assess(
-            question=item.question, hits=hits, query_vector=vector, model=model
+            question=item.question,
+            hits=hits,
+            query_vector=vector,
+            model=model,
+            scope=scope_params(notebook=notebook),
         ).covered
 
     questions = len(items)

@@ -9,8 +9,10 @@ unrelated sentences with citations. Two signals tell the cases apart:
   embedding model's own, so its threshold is per model.
 - `words`: how much of the question's word weight the passages hold. Each of the question's
   words (stemmed as its source is, stop words dropped) weighs its rarity among the searched
-  sources' chunks (BM25's idf), and `words` is the share of that weight found in at least
-  one of the passages (a word in no chunk weighs as one in a single chunk). A question
+  sources' chunks (BM25's idf: all the sources the search read, not only those it found, so
+  that the weights do not change with how many passages it returns), and `words` is the
+  share of that weight found in at least one of the passages (a word in no chunk weighs as
+  one in a single chunk). A question
   whose rare words the sources never use ("Mona", "Lisa", "paint") scores low whatever the
   model.
 
@@ -29,8 +31,10 @@ from typing import Any
 from django.db import connection
 
 from library.languages import detect_language, search_config
+from library.models import Source
 from retrieval import profiles
-from retrieval.search import Hit, vector_literal
+from retrieval.search import CAPPED_KINDS, Hit, vector_literal
+from retrieval.statements import rendered
 
 # Whatever the similarity, a question whose passages hold this share of its word weight is
 # covered. Off-topic questions share some common words with any collection ("fall" of "When
@@ -58,18 +62,18 @@ class Coverage:
 
 
 # The rarity of a question's words is counted over at most this many of the searched sources'
-# chunks, every n-th by id: testing each word against every chunk of a 100k-chunk notebook
-# would cost seconds before each answer, and rarity needs no exact count.
+# chunks, every n-th: testing each word against every chunk of a 100k-chunk notebook would
+# cost seconds before each answer, and rarity needs no exact count.
 RARITY_SAMPLE = 2000
 
 # Per configuration of the searched sources (each stems the question its own way): each of
 # the question's lexemes, in how many of the sampled chunks of those sources it occurs, how
 # many chunks were sampled, and in how many of the hits it occurs. The chunks are the
-# model's (each source's chunks exist once per model).
+# model's (each source's chunks exist once per model). The searched sources are the search's
+# own scope (retrieval/sql/scope.sql, written in where it says {scope}, with its parameters).
 _WORDS_SQL = r"""
-WITH configs AS (
-    SELECT DISTINCT search_config AS config FROM library_source WHERE id = ANY(%(sources)s)
-),
+WITH {scope},
+configs AS (SELECT DISTINCT search_config AS config FROM scope),
 -- The question's words without its own stop words, dropped as its language does: stemmed
 -- only by its sources' configuration, a question asked in another language than theirs, or
 -- of a sheet or slides whose language could not be told ('simple', which drops no word),
@@ -86,17 +90,37 @@ lexemes AS (
          unnest(tsvector_to_array(to_tsvector(configs.config::regconfig, question_words.text)))
              AS lexeme
 ),
--- Every n-th chunk by id, so that at most RARITY_SAMPLE are tested (counting them reads
--- only the source index, not their full-text vectors).
+-- Every n-th of the sources' chunks, counted through them in order (by source, then
+-- ordinal), so that at most RARITY_SAMPLE are tested; each source's size is its last
+-- ordinal and each sampled chunk one lookup, both in the (source, ordinal) index: the
+-- cost stays that of the sample however large the notebook.
+sizes AS MATERIALIZED (
+    SELECT id, search_config, chunks, sum(chunks) OVER (ORDER BY id) - chunks AS before
+    FROM (
+        SELECT scope.id, scope.search_config,
+               coalesce((SELECT max(c.ordinal) + 1 FROM library_chunk c
+                         WHERE c.source_id = scope.id), 0) AS chunks
+        FROM scope
+    ) counted
+),
 stride AS (
-    SELECT greatest(1, ceil(count(*)::float8 / %(sample)s))::bigint AS n
-    FROM library_chunk WHERE source_id = ANY(%(sources)s) AND embedding_model = %(model)s
+    SELECT greatest(1, ceil(coalesce(sum(chunks), 0)::float8 / %(sample)s))::bigint AS n
+    FROM sizes
 ),
 chunks AS MATERIALIZED (
-    SELECT c.id, c.search_vector, s.search_config AS config
-    FROM library_chunk c JOIN library_source s ON s.id = c.source_id, stride
-    WHERE c.source_id = ANY(%(sources)s) AND c.embedding_model = %(model)s
-      AND c.id %% stride.n = 0
+    SELECT c.id, c.search_vector, sizes.search_config AS config
+    FROM sizes CROSS JOIN stride
+    CROSS JOIN LATERAL generate_series(
+        (stride.n - sizes.before %% stride.n) %% stride.n, sizes.chunks - 1, stride.n
+    ) AS sampled(ordinal)
+    -- One lookup a sampled chunk (OFFSET 0: a step of its own): joined, the plan read
+    -- every chunk of each source into a hash, 0.2 s for a notebook of 61,000.
+    CROSS JOIN LATERAL (
+        SELECT c.id, c.search_vector FROM library_chunk c
+        WHERE c.source_id = sizes.id AND c.ordinal = sampled.ordinal
+          AND c.embedding_model = %(model)s
+        OFFSET 0
+    ) c
 ),
 hits AS MATERIALIZED (
     SELECT c.search_vector, s.search_config AS config
@@ -123,11 +147,22 @@ SELECT max(similarity) FROM (
 """
 
 
+def _words_sql() -> str:
+    # The statement holds no vector: no dimensions to write in.
+    constants = (("ready", Source.Status.READY.value), ("capped_kinds", CAPPED_KINDS))
+    return rendered(_WORDS_SQL, 0, constants)
+
+
 def _params(
-    *, question: str, hits: Sequence[Hit], query_vector: list[float] | None, model: str
+    *,
+    question: str,
+    hits: Sequence[Hit],
+    query_vector: list[float] | None,
+    model: str,
+    scope: dict[str, Any],
 ) -> dict[str, Any]:
     return {
-        "sources": sorted({hit.chunk.source_id for hit in hits}),
+        **scope,
         "question": question,
         # The configuration of the question's own language, for its stop words.
         "question_config": search_config(detect_language(question)),
@@ -139,15 +174,23 @@ def _params(
 
 
 def signals(
-    *, question: str, hits: Sequence[Hit], query_vector: list[float], model: str
+    *,
+    question: str,
+    hits: Sequence[Hit],
+    query_vector: list[float],
+    model: str,
+    scope: dict[str, Any],
 ) -> tuple[float | None, list[tuple[str, str, int, int, int]]]:
     """The best similarity among the hits' windows and vectors, and per configuration of the
-    hits' sources each of the question's lexemes with the number of those sources' chunks,
-    how many hold it and how many of the hits do: both statements in one message (what
-    bench/coverage_signals.py dumps; `assess` asks only for what decides)."""
-    params = _params(question=question, hits=hits, query_vector=query_vector, model=model)
+    searched sources (`scope`: retrieval/search.py's scope_params) each of the question's
+    lexemes with the number of those sources' chunks, how many hold it and how many of the
+    hits do: both statements in one message (what bench/coverage_signals.py dumps;
+    `assess` asks only for what decides)."""
+    params = _params(
+        question=question, hits=hits, query_vector=query_vector, model=model, scope=scope
+    )
     with connection.cursor() as cursor:
-        cursor.execute(_SIMILARITY_SQL + ";\n" + _WORDS_SQL, params)
+        cursor.execute(_SIMILARITY_SQL + ";\n" + _words_sql(), params)
         (similarity,) = cursor.fetchone()
         cursor.nextset()
         counts = cursor.fetchall()
@@ -156,7 +199,7 @@ def signals(
 
 def best_similarity(*, hits: Sequence[Hit], query_vector: list[float], model: str) -> float | None:
     """The best similarity among the hits' windows and vectors; None: none has a vector."""
-    params = _params(question="", hits=hits, query_vector=query_vector, model=model)
+    params = _params(question="", hits=hits, query_vector=query_vector, model=model, scope={})
     with connection.cursor() as cursor:
         cursor.execute(_SIMILARITY_SQL, params)
         (similarity,) = cursor.fetchone()
@@ -164,12 +207,12 @@ def best_similarity(*, hits: Sequence[Hit], query_vector: list[float], model: st
 
 
 def word_counts(
-    *, question: str, hits: Sequence[Hit], model: str
+    *, question: str, hits: Sequence[Hit], model: str, scope: dict[str, Any]
 ) -> list[tuple[str, str, int, int, int]]:
     """The lexeme counts of `signals`, alone."""
-    params = _params(question=question, hits=hits, query_vector=None, model=model)
+    params = _params(question=question, hits=hits, query_vector=None, model=model, scope=scope)
     with connection.cursor() as cursor:
-        cursor.execute(_WORDS_SQL, params)
+        cursor.execute(_words_sql(), params)
         return cursor.fetchall()
 
 
@@ -191,10 +234,16 @@ def word_share(counts: list[tuple[str, str, int, int, int]]) -> float:
 
 
 def assess(
-    *, question: str, hits: Sequence[Hit], query_vector: list[float], model: str
+    *,
+    question: str,
+    hits: Sequence[Hit],
+    query_vector: list[float],
+    model: str,
+    scope: dict[str, Any],
 ) -> Coverage:
     """How well `hits` (the search's passages for `question`, embedded by `model` as
-    `query_vector`) cover it; no hits cover nothing.
+    `query_vector`, from the sources `scope` names: retrieval/search.py's scope_params)
+    cover it; no hits cover nothing.
 
     Each signal is asked for only when it can decide (one statement on the way to an
     answer's first word, bench/README.md, streaming overhead): the similarity only for a
@@ -211,7 +260,7 @@ def assess(
     )
     if threshold is not None and similarity is not None and similarity >= threshold:
         return Coverage(similarity=similarity, words=None, covered=True)
-    words = word_share(word_counts(question=question, hits=hits, model=model))
+    words = word_share(word_counts(question=question, hits=hits, model=model, scope=scope))
     if threshold is None or similarity is None:
         covered = words >= WORDS_FALLBACK
     else:

@@ -105,15 +105,30 @@ def _params(
 ) -> dict[str, Any]:
     """The question's own values, bound as the statement's parameters."""
     return {
+        **scope_params(notebook=notebook, source_id=source_id, sources=sources, reader=reader),
+        "vector": vector_literal(query_vector),
+        # Cosine similarity is never below -1, so -2 lets everything through.
+        "floor": -2.0 if floor is None else float(floor),
+    }
+
+
+def scope_params(
+    *,
+    notebook: Notebook,
+    source_id: int | None = None,
+    sources: Sequence[int] | None = None,
+    reader: int | None = None,
+) -> dict[str, Any]:
+    """The parameters of the search's scope (retrieval/sql/scope.sql): which of the
+    notebook's sources it reads, for the search and for what judges its hits
+    (retrieval/coverage.py)."""
+    return {
         "notebook": notebook.pk,
         # Whose search it is: only the chunks they may read are ranked (sharing/access.py);
         # None: the notebook's owner (benchmarks and tests of the ranking itself).
         "reader": notebook.owner_id if reader is None else reader,
         "source": source_id,  # None: all the notebook's sources
         "chosen": None if sources is None else [int(pk) for pk in sources],  # None: all
-        "vector": vector_literal(query_vector),
-        # Cosine similarity is never below -1, so -2 lets everything through.
-        "floor": -2.0 if floor is None else float(floor),
     }
 
 

@@ -12,7 +12,7 @@ from notebooks.models import Notebook
 from providers import embeddings
 from retrieval import coverage, profiles
 from retrieval.coverage import Coverage
-from retrieval.search import Hit, search_notebook, search_notebook_hybrid
+from retrieval.search import Hit, scope_params, search_notebook, search_notebook_hybrid
 
 
 def retrieve(
@@ -56,8 +56,14 @@ def retrieve_assessed(
     hits, vector, model = _retrieve(
         user=user, notebook=notebook, question=question, source=source, sources=sources
     )
+    scope = scope_params(
+        notebook=notebook,
+        source_id=source.pk if source is not None else None,
+        sources=sources,
+        reader=user.pk,
+    )
     judged = (
-        coverage.assess(question=question, hits=hits, query_vector=vector, model=model)
+        coverage.assess(question=question, hits=hits, query_vector=vector, model=model, scope=scope)
         if assess
         else None
     )

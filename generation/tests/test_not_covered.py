@@ -8,6 +8,7 @@ from generation import not_covered, prompts
 from generation.answering import answer_question, stream_answer
 from notebooks.models import Message
 from retrieval import coverage
+from retrieval.search import scope_params
 
 HERONS = b"Grey herons wait motionless at the edge of the pond until a fish swims past."
 TRAINS = b"The night train to Vienna leaves the central station at eleven each evening."
@@ -166,10 +167,60 @@ def test_in_a_large_notebook_word_rarity_is_counted_on_a_sample_of_its_chunks(
         hits=hits,
         query_vector=embeddings.embed_query(question, user=owner, model=embedding_state.active()),
         model=embedding_state.active_model(),
+        scope=scope_params(notebook=notebook),
     )
     assert {total for _config, _lexeme, total, _df, _in_hits in counts} <= {3, 4}  # of 12
     assert judged is not None
     assert judged.words == 1.0 and judged.covered  # the hits are counted whole
+
+
+def _rarity(owner, notebook, question, **scope):
+    """Each of the question's lexemes with the chunks counted and those holding it."""
+    from library import embedding_state
+    from providers import embeddings
+    from retrieval.services import retrieve
+
+    hits = retrieve(user=owner, notebook=notebook, question=question, **scope)
+    source = scope.get("source")
+    _, counts = coverage.signals(
+        question=question,
+        hits=hits,
+        query_vector=embeddings.embed_query(question, user=owner, model=embedding_state.active()),
+        model=embedding_state.active_model(),
+        scope=scope_params(
+            notebook=notebook,
+            source_id=source.pk if source else None,
+            sources=scope.get("sources"),
+        ),
+    )
+    return hits, sorted((lexeme, total, df) for _config, lexeme, total, df, _in in counts)
+
+
+def test_word_rarity_is_counted_over_the_searched_sources_however_many_passages_come_back(
+    fake_openai, owner, notebook, library, add_ready_source, settings
+):
+    # Eight passages reach every source; two, only some: the words weigh the same (with the
+    # rarity of the hits' sources alone, a verdict changed with RETRIEVAL_K).
+    garden = [f"Note {n} on the garden: tomatoes want sun and water.".encode() for n in range(4)]
+    for number, text in enumerate(garden):
+        add_ready_source(notebook, text, f"garden-{number}.txt")
+    question = "When does the night train to Vienna leave the garden?"
+    weighed = {}
+    for k in (8, 2):
+        settings.RETRIEVAL_K = k
+        hits, weighed[k] = _rarity(owner, notebook, question)
+        assert len(hits) == min(k, 7)  # seven sources of a chunk each
+    assert weighed[8] == weighed[2]
+    assert {total for _lexeme, total, _df in weighed[8]} == {7}  # every source's one chunk
+    assert ("garden", 7, 4) in weighed[8]
+
+    # Only the sources searched count: those ticked, or the one asked about.
+    ticked = [source.pk for source in library]
+    _, of_ticked = _rarity(owner, notebook, question, sources=ticked)
+    assert {total for _lexeme, total, _df in of_ticked} == {3}
+    assert ("garden", 3, 0) in of_ticked
+    _, of_one = _rarity(owner, notebook, question, source=library[1])
+    assert {total for _lexeme, total, _df in of_one} == {1}
 
 
 @pytest.mark.local_models

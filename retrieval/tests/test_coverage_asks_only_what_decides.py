@@ -9,7 +9,7 @@ from django.db import connection
 from library import embedding_state
 from providers import embeddings
 from retrieval import coverage, profiles
-from retrieval.search import search_notebook_hybrid
+from retrieval.search import scope_params, search_notebook_hybrid
 
 HERONS = b"Grey herons wait motionless at the edge of the pond until a fish swims past."
 TRAINS = b"The night train to Vienna leaves the central station at eleven each evening."
@@ -29,7 +29,7 @@ def searched(fake_openai, owner, notebook, add_ready_source):
         )
         assert hits
         found.append((question, hits, vector))
-    return model.name, found
+    return model.name, found, scope_params(notebook=notebook)
 
 
 def _with_threshold(monkeypatch, model: str, threshold: float | None) -> None:
@@ -37,7 +37,7 @@ def _with_threshold(monkeypatch, model: str, threshold: float | None) -> None:
     monkeypatch.setitem(profiles.PROFILES, model, profile)
 
 
-def _judged(model, question, hits, vector) -> tuple[coverage.Coverage, list[str]]:
+def _judged(model, question, hits, vector, scope) -> tuple[coverage.Coverage, list[str]]:
     statements: list[str] = []
 
     def count(execute, sql, params, many, context):
@@ -45,7 +45,9 @@ def _judged(model, question, hits, vector) -> tuple[coverage.Coverage, list[str]
         return execute(sql, params, many, context)
 
     with connection.execute_wrapper(count):
-        judged = coverage.assess(question=question, hits=hits, query_vector=vector, model=model)
+        judged = coverage.assess(
+            question=question, hits=hits, query_vector=vector, model=model, scope=scope
+        )
     return judged, statements
 
 
@@ -57,16 +59,16 @@ def _with_both_signals(similarity, words, threshold) -> bool:
 
 
 def test_every_threshold_judges_as_both_signals_would(monkeypatch, searched):
-    model, found = searched
+    model, found, scope = searched
     for question, hits, vector in found:
         similarity, counts = coverage.signals(
-            question=question, hits=hits, query_vector=vector, model=model
+            question=question, hits=hits, query_vector=vector, model=model, scope=scope
         )
         words = coverage.word_share(counts)
         assert similarity is not None
         for threshold in (None, 0.0, similarity - 1e-6, similarity + 1e-6, 1.5):
             _with_threshold(monkeypatch, model, threshold)
-            judged, _statements = _judged(model, question, hits, vector)
+            judged, _statements = _judged(model, question, hits, vector, scope)
             assert judged.covered == _with_both_signals(similarity, words, threshold), (
                 question,
                 threshold,
@@ -74,22 +76,22 @@ def test_every_threshold_judges_as_both_signals_would(monkeypatch, searched):
 
 
 def test_a_similarity_that_covers_leaves_the_words_uncounted(monkeypatch, searched):
-    model, found = searched
+    model, found, scope = searched
     question, hits, vector = found[0]
     _with_threshold(monkeypatch, model, 0.0)
 
-    judged, statements = _judged(model, question, hits, vector)
+    judged, statements = _judged(model, question, hits, vector, scope)
 
     assert judged.covered and judged.words is None and judged.similarity is not None
     assert len(statements) == 1 and "tsvector" not in statements[0]
 
 
 def test_a_model_without_a_threshold_is_judged_by_its_words_alone(monkeypatch, searched):
-    model, found = searched
+    model, found, scope = searched
     question, hits, vector = found[1]  # the Roman empire: words the sources never use
     _with_threshold(monkeypatch, model, None)
 
-    judged, statements = _judged(model, question, hits, vector)
+    judged, statements = _judged(model, question, hits, vector, scope)
 
     assert judged.similarity is None and judged.words is not None
     assert judged.words < coverage.WORDS_FALLBACK and not judged.covered

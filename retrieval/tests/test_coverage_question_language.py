@@ -13,7 +13,7 @@ from django.db import connection
 from library import embedding_state
 from providers import embeddings
 from retrieval import coverage, profiles
-from retrieval.search import search_notebook_hybrid
+from retrieval.search import scope_params, search_notebook_hybrid
 
 CITIES = b"city,population,state\nSpringfield,30720,Oregon\nSalem,175535,Oregon\n"
 
@@ -44,7 +44,13 @@ def _judged(owner, notebook, question: str) -> coverage.Coverage:
         notebook=notebook, question=question, query_vector=vector, model=model.name
     )
     assert hits
-    return coverage.assess(question=question, hits=hits, query_vector=vector, model=model.name)
+    return coverage.assess(
+        question=question,
+        hits=hits,
+        query_vector=vector,
+        model=model.name,
+        scope=scope_params(notebook=notebook),
+    )
 
 
 def test_a_question_about_a_sheet_stemmed_by_simple_is_covered_by_its_words(owner, sheet):
