@@ -24,6 +24,7 @@ from api.errors import ApiError
 from api.v1.common import billed
 from api.v1.schemas import citation_out, document_content, document_out, source_out
 from billing.services import CreditSpent, credit_spent_message, usage_for
+from generation.citations import unsupported_sentences
 from generation.documents.models import GeneratedDocument
 from generation.documents.services import request_document
 from ingest.services import UploadRejected, add_url
@@ -143,7 +144,8 @@ async def ask(
     notebook_id: int, question: str, ctx: Context, conversation_id: int | None = None
 ) -> dict[str, Any]:
     """Ask a notebook; the answer with its [n] markers and the citations they name (source,
-    page, quote, whether the passage supports the claim). Billed as any question."""
+    page, quote, whether the passage supports the claim), and the answer's sentences that no
+    passage supports (`unsupported`). Billed as any question."""
 
     def work(request: ApiRequest) -> dict[str, Any]:
         notebook = _notebook(request, notebook_id, Role.EDITOR)
@@ -159,6 +161,9 @@ async def ask(
             "answer": answer.message.content,
             "mode": answer.message.mode,
             "citations": [citation_out(cited) for cited in answer.message.citations.all()],
+            # The answer's sentences that no passage supports: the model's words, not the
+            # sources' (the page marks them [?]).
+            "unsupported": unsupported_sentences(answer.message),
         }
 
     return await _as_user(ctx, work, write=True)

@@ -35,6 +35,22 @@ def test_an_answer_comes_with_its_citations_and_passages(api, notebook, library,
     assert follow.json()["conversation"] == body["conversation"]
 
 
+def test_an_answer_names_its_sentences_no_passage_supports(api, notebook, library, fake_openai):
+    # A small model may leave a sentence uncited, or write one its passages do not hold: a
+    # program reads which, as the page marks them [?].
+    invented = "Herons migrate to Africa in winter."
+    fake_openai.chat_replies.append(f"{REPLY} {invented}")
+
+    body = api.post(_ask(notebook), {"question": "Where do herons wait?"}).json()
+
+    assert body["answer"]["unsupported"] == [invented]
+    assert body["question"]["unsupported"] == []
+
+    fake_openai.chat_replies.append(REPLY)
+    cited = api.post(_ask(notebook), {"question": "Where do herons wait?"}).json()
+    assert cited["answer"]["unsupported"] == []
+
+
 def test_the_stream_sends_evidence_then_text_then_citations(api, notebook, library, fake_openai):
     fake_openai.chat_replies.append(REPLY)
 

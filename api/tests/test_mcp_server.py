@@ -98,6 +98,7 @@ def test_the_tools_over_streamable_http(live, owner, notebook, live_library):
     assert len(passages) == 3 and passages[0]["source_id"] == live_library[0].pk
     assert {"page", "page_label", "section", "similarity", "text"} <= set(passages[0])
     assert answer["answer"] == REPLY and answer["citations"][0]["supported"] is True
+    assert answer["unsupported"] == []  # every sentence cited and held by its passage
     assert status["status"] == "queued"
     assert Source.objects.get(pk=status["id"]).owner == owner
     assert document["kind"] == "report" and document["status"] == "queued"

@@ -9,6 +9,7 @@ from typing import Literal
 from ninja import Field, Schema
 
 from citations.models import CitedPassage
+from generation.citations import unsupported_sentences
 from generation.documents.kinds import quiz
 from generation.documents.models import GeneratedDocument
 from library.models import Source
@@ -112,6 +113,11 @@ class MessageOut(Schema):
     model: str
     created_at: datetime
     citations: list[CitationOut]
+    unsupported: list[str] = Field(
+        description="the sentences of a model's answer that no passage supports, as written "
+        "(the page marks each [?]); [] when every sentence is cited, and for answers that "
+        "quote the sources"
+    )
     memories: list[str] = Field(
         description="the asker's remembered facts the model was given (never cited)"
     )
@@ -295,6 +301,7 @@ def message_out(message: Message) -> dict:
         "model": message.model,
         "created_at": message.created_at,
         "citations": [citation_out(cited) for cited in message.citations.all()],
+        "unsupported": unsupported_sentences(message),
         "memories": message.memories,
     }
 
