@@ -165,13 +165,16 @@ def load_followups(path: Path) -> list[FollowupItem]:
 def ingest_documents(
     *, user: User, notebook: Notebook, docs: Path, doc_ids: Iterable[str]
 ) -> list[Source]:
-    """Add DIR/<doc_id>.txt for every id through the normal pipeline and wait for them.
+    """Add DIR/<doc_id>.txt for every id through the normal pipeline and wait for them; an
+    id that names a file in DIR itself ("debian-reference.en.pdf") adds that file.
 
     Documents the user added before are linked, not embedded again.
     """
     added = []
     for doc_id in sorted(set(doc_ids)):
-        path = docs / f"{doc_id}.txt"
+        path = docs / doc_id
+        if not path.is_file():
+            path = docs / f"{doc_id}.txt"
         if not path.is_file():
             raise EvaluationError(f"{path}: no such document.")
         with path.open("rb") as handle:

@@ -29,6 +29,8 @@ from language.words import terms
 from providers.chat import chat, chat_available
 from providers.errors import ProviderError
 
+Turn = tuple[str, str]  # (role, text)
+
 logger = logging.getLogger(__name__)
 
 # The last three exchanges: what a follow-up points back to is almost always among them.
@@ -51,6 +53,39 @@ the same for X) with what it refers to, using the conversation.
 - Write in the language of the question.
 - Reply with the query only, on one line."""
 
+# Worked examples, given as earlier exchanges before the conversation to rewrite: told the
+# rules alone, a 1.5B model (Qwen2.5-Coder) answered 11 of 20 follow-ups instead of
+# rewriting them ("Ctrl-Alt-F7", "journalctl -b", a bug address it made up), which the
+# checks below discarded; shown these, it rewrote 19 of 20 (docs/retrieval.md, "Follow-up
+# questions and query rewriting"). About nothing any notebook holds, one in German for
+# questions asked in German; the same every time, so the model server keeps them read.
+EXAMPLES: tuple[tuple[tuple[Turn, ...], str, str], ...] = (
+    (
+        (
+            ("user", "When does the town library open on Saturdays?"),
+            ("assistant", "It opens at nine on Saturdays."),
+        ),
+        "And when does it close?",
+        "When does the town library close on Saturdays?",
+    ),
+    (
+        (
+            ("user", "Wie installiere ich den Druckertreiber?"),
+            ("assistant", "Starten Sie das Installationsprogramm und wählen Sie Ihr Modell."),
+        ),
+        "Und wenn es nach einem Passwort fragt?",
+        "Was tun, wenn das Installationsprogramm des Druckertreibers nach einem Passwort fragt?",
+    ),
+    (
+        (
+            ("user", "Who wrote the report on river pollution?"),
+            ("assistant", "Dr. Meyer wrote it in 2019."),
+        ),
+        "What did she recommend?",
+        "What did Dr. Meyer recommend in the report on river pollution?",
+    ),
+)
+
 # Bounds on a query in words: a question is rarely shorter, and a rewrite that only
 # resolves references rarely needs to be much longer than the question.
 MIN_QUERY_WORDS = 2
@@ -70,7 +105,7 @@ def rewrite_enabled() -> bool:
     return settings.RETRIEVAL_QUERY_REWRITE == "on" and chat_available()
 
 
-def standalone_query(*, question: str, turns: Sequence[tuple[str, str]], user: User | None) -> str:
+def standalone_query(*, question: str, turns: Sequence[Turn], user: User | None) -> str:
     """The query to search for `question`, given the conversation's earlier `turns`
     ((role, text), oldest first): the question rewritten to stand alone when rewriting is
     enabled and there are turns, else (or when the rewrite fails) the question itself."""
@@ -85,14 +120,20 @@ class Rewrite:
     failure: str | None = None  # why it failed
 
 
-def rewrite_query(*, question: str, turns: Sequence[tuple[str, str]], user: User | None) -> Rewrite:
+def rewrite_query(*, question: str, turns: Sequence[Turn], user: User | None) -> Rewrite:
     """One chat call rewriting `question` to stand alone, whatever the setting says
     (`manage.py evaluate --followups` measures both); a failure falls back to the question
     and is logged. Needs a chat model."""
-    messages = [
-        {"role": "system", "content": SYSTEM_PROMPT},
-        {"role": "user", "content": build_prompt(question=question, turns=turns)},
-    ]
+    messages = [{"role": "system", "content": SYSTEM_PROMPT}]
+    for example_turns, example_question, example_query in EXAMPLES:
+        messages += [
+            {
+                "role": "user",
+                "content": build_prompt(question=example_question, turns=example_turns),
+            },
+            {"role": "assistant", "content": example_query},
+        ]
+    messages.append({"role": "user", "content": build_prompt(question=question, turns=turns)})
     try:
         reply = chat(messages, user=user, temperature=0.0, max_tokens=MAX_TOKENS)
     except ProviderError as exc:
@@ -118,7 +159,7 @@ def rewrite_query(*, question: str, turns: Sequence[tuple[str, str]], user: User
     return Rewrite(query=query)
 
 
-def derailed(query: str, *, question: str, turns: Sequence[tuple[str, str]]) -> str | None:
+def derailed(query: str, *, question: str, turns: Sequence[Turn]) -> str | None:
     """Why searching `query` instead of `question` would lead the search astray, or None."""
     addresses = [found for found in ADDRESS_RE.findall(query) if found not in question]
     if addresses:
@@ -140,7 +181,7 @@ def derailed(query: str, *, question: str, turns: Sequence[tuple[str, str]]) -> 
     return None
 
 
-def build_prompt(*, question: str, turns: Sequence[tuple[str, str]]) -> str:
+def build_prompt(*, question: str, turns: Sequence[Turn]) -> str:
     """The last REWRITE_TURNS turns, each clipped, without citation markers (they mean
     nothing without the passages), then the question."""
     lines = ["Conversation:"]

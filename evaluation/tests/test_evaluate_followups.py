@@ -76,6 +76,21 @@ def test_followups_are_measured_with_the_rewrite_off_and_on(fake_openai, followu
     assert Usage.objects.filter(kind="chat").count() == 1
 
 
+def test_a_doc_id_may_name_a_file_of_the_folder(fake_openai, tmp_path):
+    # A PDF, say, as the page-gold sets name theirs ("debian-reference.en.pdf").
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "germany.md").write_text("# Germany\n\n" + DOCS["germany"])
+    path = tmp_path / "followups.jsonl"
+    path.write_text(json.dumps({**FOLLOWUPS[0], "doc_id": "germany.md"}))
+    fake_openai.chat_replies.append("What is the capital of Germany?")
+
+    figures = json.loads(run(path, docs, "--json"))["followups"]
+
+    assert figures["rewrite_on"]["recall@1"] == 1.0
+    assert Source.objects.get().filename == "germany.md"
+
+
 def test_the_readable_report_shows_both_columns(fake_openai, followup_set):
     fake_openai.chat_replies += ["What is the capital of Germany?", "capital of France"]
 

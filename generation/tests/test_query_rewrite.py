@@ -53,6 +53,28 @@ def follow_up(owner, notebook, first, question="And for how long?"):
     )
 
 
+def test_the_model_is_shown_worked_examples_before_the_conversation(
+    fake_openai, owner, notebook, first
+):
+    fake_openai.chat_replies += [REWRITTEN, "Every day [1]."]
+
+    follow_up(owner, notebook, first)
+
+    messages = fake_openai.chat_requests[0].body["messages"]
+    # The system prompt, each example as an exchange of its own, then the conversation.
+    assert [m["role"] for m in messages] == (
+        ["system"] + ["user", "assistant"] * len(rewrite.EXAMPLES) + ["user"]
+    )
+    for (turns, question, query), asked, answered in zip(
+        rewrite.EXAMPLES, messages[1:-1:2], messages[2:-1:2], strict=True
+    ):
+        assert asked["content"] == rewrite.build_prompt(question=question, turns=turns)
+        assert answered["content"] == query
+        # Each shows a rewrite the checks keep: a query, not an answer.
+        assert rewrite.derailed(query, question=question, turns=turns) is None
+    assert "Last question: And for how long?" in messages[-1]["content"]
+
+
 def test_the_follow_up_is_searched_as_rewritten_and_answered_as_asked(
     fake_openai, owner, notebook, first
 ):
