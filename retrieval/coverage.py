@@ -94,14 +94,15 @@ lexemes AS (
 -- ordinal), so that at most RARITY_SAMPLE are tested; each source's size is its last
 -- ordinal and each sampled chunk one lookup, both in the (source, ordinal) index: the
 -- cost stays that of the sample however large the notebook.
+counted AS MATERIALIZED (
+    SELECT scope.id, scope.search_config,
+           coalesce((SELECT max(c.ordinal) + 1 FROM library_chunk c
+                     WHERE c.source_id = scope.id), 0) AS chunks
+    FROM scope
+),
 sizes AS MATERIALIZED (
     SELECT id, search_config, chunks, sum(chunks) OVER (ORDER BY id) - chunks AS before
-    FROM (
-        SELECT scope.id, scope.search_config,
-               coalesce((SELECT max(c.ordinal) + 1 FROM library_chunk c
-                         WHERE c.source_id = scope.id), 0) AS chunks
-        FROM scope
-    ) counted
+    FROM counted
 ),
 stride AS (
     SELECT greatest(1, ceil(coalesce(sum(chunks), 0)::float8 / %(sample)s))::bigint AS n
